@@ -1,0 +1,51 @@
+/*
+ * boot.h -- how PEs find each other (the library side of bootstrapping).
+ *
+ * One small interface, three implementations chosen at run time in boot.c:
+ *   - launcher: started by our own `oshrun` (SHIMMER_BOOT_FD in the environment);
+ *   - pmix:     started by a PMIx launcher (mpirun, srun --mpi=pmix, prterun);
+ *   - single:   started by hand, one PE.
+ *
+ * The core layer uses only what is declared here; it never learns which
+ * implementation runs except through shr_boot_kind().  Nothing here is on a
+ * fast path: every call may block and none is thread-safe (the core calls them
+ * from init, finalize, memory management and error paths, serialised).
+ */
+#ifndef SHR_BOOT_H
+#define SHR_BOOT_H
+
+#include <stddef.h>
+
+#include "util/status.h"
+
+typedef enum {
+    SHR_BOOT_SINGLE,   /* no launcher: one PE */
+    SHR_BOOT_LAUNCHER, /* our oshrun */
+    SHR_BOOT_PMIX      /* a PMIx server */
+} shr_boot_kind_t;
+
+/* Connects to whatever started this process.  Sets *rank_p and *size_p only
+ * on success.  Calling it again after shr_boot_fini() reconnects (the 1.6
+ * re-initialisation rule). */
+shr_status_t shr_boot_init(int *rank_p, int *size_p);
+
+/* Leaves the job cleanly: tells the launcher this PE finalized. */
+void shr_boot_fini(void);
+
+shr_boot_kind_t shr_boot_kind(void);
+const char *shr_boot_kind_name(void);
+
+/* Collective over all PEs: every PE contributes `len` bytes (the same len on
+ * every PE) and receives all contributions, rank order, in all[size * len]. */
+shr_status_t shr_boot_allgather(const void *mine, void *all, size_t len);
+
+/* Collective over all PEs.  Slow (goes through the launcher); used only where
+ * shared memory cannot be used yet (init) or no longer (finalize). */
+shr_status_t shr_boot_barrier(void);
+
+/* Ends the whole job with `status`; `msg` (may be NULL) is what the launcher
+ * prints as the reason.  Never returns.  Safe to call from any thread and
+ * before shr_boot_init (then it just exits). */
+_Noreturn void shr_boot_abort(int status, const char *msg);
+
+#endif
