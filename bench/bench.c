@@ -1,0 +1,794 @@
+/*
+ * bench.c - harness shared by every benchmark and machine-limit probe.
+ * See bench.h for the contract and docs/bench.md for the output format.
+ */
+#define _GNU_SOURCE
+#include "bench.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define HOSTINFO_LEN 192
+
+/* ---- small helpers ------------------------------------------------------ */
+
+static void json_str(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; s && *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20)
+            fprintf(f, "\\u%04x", c);
+        else
+            fputc(c, f);
+    }
+    fputc('"', f);
+}
+
+static void json_num(FILE *f, double v)
+{
+    if (v != v || v > 1e300 || v < -1e300)
+        fputs("null", f);      /* JSON has no NaN/Inf */
+    else
+        fprintf(f, "%.6g", v);
+}
+
+/* Parses "4", "64k", "4M", "1G" (binary multiples, as OSU and the spec do). */
+static bool parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || end == s)
+        return false;
+    switch (tolower((unsigned char)*end)) {
+    case 'k': v <<= 10; end++; break;
+    case 'm': v <<= 20; end++; break;
+    case 'g': v <<= 30; end++; break;
+    default: break;
+    }
+    if (*end == 'i' || *end == 'I')
+        end++;
+    if (*end == 'b' || *end == 'B')
+        end++;
+    if (*end)
+        return false;
+    *out = (size_t)v;
+    return true;
+}
+
+static int parse_list(const char *s, long *out, int max)
+{
+    int n = 0;
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", s);
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < max;
+         tok = strtok_r(NULL, ",", &save)) {
+        size_t v;
+        if (!parse_size(tok, &v) || v == 0)
+            return -1;
+        out[n++] = (long)v;
+    }
+    return n;
+}
+
+static void read_cpu_model(char *out, size_t len)
+{
+    snprintf(out, len, "unknown");
+    FILE *f = fopen("/proc/cpuinfo", "r");
+    if (!f)
+        return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "model name", 10) == 0) {
+            char *p = strchr(line, ':');
+            if (p) {
+                p++;
+                while (*p == ' ')
+                    p++;
+                p[strcspn(p, "\n")] = 0;
+                snprintf(out, len, "%s", p);
+            }
+            break;
+        }
+    }
+    fclose(f);
+}
+
+static long read_meminfo_kib(void)
+{
+    FILE *f = fopen("/proc/meminfo", "r");
+    long kib = -1;
+    if (!f)
+        return -1;
+    if (fscanf(f, "MemTotal: %ld kB", &kib) != 1)
+        kib = -1;
+    fclose(f);
+    return kib;
+}
+
+/* "0-1" style list of the CPUs this process may run on. */
+static void affinity_string(char *out, size_t len)
+{
+    cpu_set_t set;
+    out[0] = 0;
+    if (sched_getaffinity(0, sizeof set, &set) != 0) {
+        snprintf(out, len, "?");
+        return;
+    }
+    size_t used = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++) {
+        if (!CPU_ISSET(c, &set))
+            continue;
+        int e = c;
+        while (e + 1 < CPU_SETSIZE && CPU_ISSET(e + 1, &set))
+            e++;
+        used += (size_t)snprintf(out + used, used < len ? len - used : 0, "%s%d", used ? "," : "", c);
+        if (e > c)
+            used += (size_t)snprintf(out + used, used < len ? len - used : 0, "-%d", e);
+        c = e;
+    }
+}
+
+/* ---- options ------------------------------------------------------------ */
+
+static void usage(const bench_info_t *info, FILE *f)
+{
+    fprintf(f,
+        "usage: %s [options]   (%s)\n"
+        "  -m, --sizes MIN:MAX   size sweep in bytes, k/M suffixes (default %zu:%zu)\n"
+        "  -i, --iters N         iterations at small sizes (default %ld)\n"
+        "  -w, --warmup N        warm-up iterations (default iters/10, at least 2)\n"
+        "  -b, --budget BYTES    bytes per point; large sizes run budget/size iterations\n"
+        "  -W, --window LIST     window sizes, comma separated\n"
+        "  -t, --threads LIST    thread counts, comma separated\n"
+        "  -x, --ops LIST        operations / collectives to run, comma separated, or all\n"
+        "  -T, --type NAME       element type (amo: int or long)\n"
+        "  -g, --global          buffers in static (global) arrays instead of shmem_malloc\n"
+        "  -o, --out FILE        write results to FILE (default stdout)\n"
+        "  -f, --format FMT      json (JSON lines, default) or csv\n"
+        "  -q, --quick           tiny sizes and iterations (smoke test)\n"
+        "  -s, --skip-points N   skip the first N points (resume after a crash)\n"
+        "  -l, --label NAME      implementation label recorded in the header\n",
+        info->name, info->title, info->min_size, info->max_size, info->iters);
+}
+
+static void parse_opts(bench_t *b, int argc, char **argv)
+{
+    const bench_info_t *info = b->info;
+    bench_opts_t *o = &b->opt;
+    static const struct option longopts[] = {
+        {"sizes", 1, 0, 'm'},   {"iters", 1, 0, 'i'},  {"warmup", 1, 0, 'w'},
+        {"budget", 1, 0, 'b'},  {"window", 1, 0, 'W'}, {"threads", 1, 0, 't'},
+        {"ops", 1, 0, 'x'},     {"type", 1, 0, 'T'},   {"global", 0, 0, 'g'},
+        {"out", 1, 0, 'o'},     {"format", 1, 0, 'f'}, {"quick", 0, 0, 'q'},
+        {"skip-points", 1, 0, 's'}, {"label", 1, 0, 'l'}, {"help", 0, 0, 'h'},
+        {0, 0, 0, 0}};
+    bool sizes_given = false, iters_given = false;
+
+    memset(o, 0, sizeof *o);
+    o->min_size = info->min_size;
+    o->max_size = info->max_size;
+    o->iters = info->iters;
+    o->warmup = -1;
+    o->budget = info->budget ? info->budget : ((size_t)256 << 20);
+    snprintf(o->ops, sizeof o->ops, "%s", info->ops ? info->ops : "all");
+    snprintf(o->type, sizeof o->type, "long");
+    o->windows[0] = 64;
+    o->nwindows = 1;
+    if (info->windows)
+        o->nwindows = parse_list(info->windows, o->windows, BENCH_MAX_LIST);
+    o->threads[0] = 1;
+    o->nthreads = 1;
+
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "m:i:w:b:W:t:x:T:go:f:qs:l:h", longopts, NULL)) != -1) {
+        bool ok = true;
+        char *colon;
+        size_t v;
+        switch (c) {
+        case 'm':
+            colon = strchr(optarg, ':');
+            if (colon) {
+                *colon = 0;
+                ok = parse_size(optarg, &o->min_size) && parse_size(colon + 1, &o->max_size);
+            } else {
+                ok = parse_size(optarg, &o->min_size);
+                o->max_size = o->min_size;
+            }
+            ok = ok && o->min_size <= o->max_size;
+            sizes_given = true;
+            break;
+        case 'i': ok = parse_size(optarg, &v) && v > 0; o->iters = (long)v; iters_given = true; break;
+        case 'w': ok = parse_size(optarg, &v); o->warmup = (long)v; break;
+        case 'b': ok = parse_size(optarg, &o->budget) && o->budget > 0; break;
+        case 'W': ok = (o->nwindows = parse_list(optarg, o->windows, BENCH_MAX_LIST)) > 0; break;
+        case 't': ok = (o->nthreads = parse_list(optarg, o->threads, BENCH_MAX_LIST)) > 0; break;
+        case 'x': snprintf(o->ops, sizeof o->ops, "%s", optarg); break;
+        case 'T': snprintf(o->type, sizeof o->type, "%s", optarg); break;
+        case 'g': o->global = true; break;
+        case 'o': o->out_path = optarg; break;
+        case 'f':
+            ok = !strcmp(optarg, "csv") || !strcmp(optarg, "json");
+            o->csv = !strcmp(optarg, "csv");
+            break;
+        case 'q': o->quick = true; break;
+        case 's': ok = parse_size(optarg, &v); o->skip_points = (long)v; break;
+        case 'l': snprintf(o->label, sizeof o->label, "%s", optarg); break;
+        case 'h': usage(info, stdout); exit(0);
+        default: ok = false; break;
+        }
+        if (!ok) {
+            if (b->me == 0) {
+                fprintf(stderr, "%s: bad option -%c%s%s\n", info->name, c, optarg ? " " : "",
+                        optarg ? optarg : "");
+                usage(info, stderr);
+            }
+            exit(2);
+        }
+    }
+    if (o->quick) {
+        /* Smoke test: a handful of iterations over small sizes. */
+        if (!sizes_given) {
+            if (o->min_size > 64)
+                o->min_size = 64;
+            if (o->max_size > 4096)
+                o->max_size = o->min_size > 4096 ? o->min_size : 4096;
+        }
+        if (!iters_given)
+            o->iters = 20;
+        if (o->warmup < 0)
+            o->warmup = 2;
+    }
+    if (o->min_size == 0 && o->max_size > 0)
+        o->min_size = 1;
+}
+
+/* ---- header ------------------------------------------------------------- */
+
+static void write_header(bench_t *b, const char *hostinfo)
+{
+    FILE *f = b->out;
+    struct utsname u;
+    char cpu[256];
+    const bench_info_t *info = b->info;
+
+    uname(&u);
+    read_cpu_model(cpu, sizeof cpu);
+
+    if (b->opt.csv) {
+        fprintf(f, "# %s: %s\n# impl: %s\n# host: %s, %s %s, %s, %ld online cpus\n# npes: %d\n",
+                info->name, info->title, b->opt.label, u.nodename, u.sysname, u.release, cpu,
+                sysconf(_SC_NPROCESSORS_ONLN), b->npes);
+        fflush(f);
+        return;
+    }
+    fprintf(f, "{\"type\":\"header\",\"schema\":%d,\"bench\":", BENCH_SCHEMA);
+    json_str(f, info->name);
+    fputs(",\"title\":", f);
+    json_str(f, info->title);
+
+    /* columns: "name:unit ..." -> {"name":"unit",...} in order */
+    fputs(",\"columns\":[", f);
+    {
+        char buf[512];
+        snprintf(buf, sizeof buf, "%s", info->columns);
+        int n = 0;
+        for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+            char *colon = strchr(tok, ':');
+            if (colon)
+                *colon++ = 0;
+            fprintf(f, "%s[", n++ ? "," : "");
+            json_str(f, tok);
+            fputc(',', f);
+            json_str(f, colon ? colon : "");
+            fputc(']', f);
+        }
+    }
+    fputc(']', f);
+
+    fputs(",\"impl\":{\"label\":", f);
+    json_str(f, b->opt.label);
+#ifndef BENCH_NO_SHMEM
+    {
+        char name[SHMEM_MAX_NAME_LEN + 1] = "";
+        int major = 0, minor = 0;
+        shmem_info_get_name(name);
+        shmem_info_get_version(&major, &minor);
+        fputs(",\"name\":", f);
+        json_str(f, name);
+        fprintf(f, ",\"spec\":\"%d.%d\",\"header_spec\":\"%d.%d\"", major, minor,
+                SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+        fprintf(f, ",\"thread_provided\":%d", b->thread_provided);
+    }
+#else
+    fputs(",\"name\":\"none (machine limit)\"", f);
+#endif
+    fputc('}', f);
+
+    fputs(",\"machine\":{\"hostname\":", f);
+    json_str(f, u.nodename);
+    fputs(",\"os\":", f);
+    {
+        char os[400];
+        snprintf(os, sizeof os, "%s %s %s", u.sysname, u.release, u.machine);
+        json_str(f, os);
+    }
+    fputs(",\"cpu\":", f);
+    json_str(f, cpu);
+    fprintf(f, ",\"online_cpus\":%ld,\"mem_kib\":%ld}", sysconf(_SC_NPROCESSORS_ONLN),
+            read_meminfo_kib());
+
+    fputs(",\"build\":{\"compiler\":", f);
+#ifdef __VERSION__
+    json_str(f, __VERSION__);
+#else
+    json_str(f, "unknown");
+#endif
+#ifdef __OPTIMIZE__
+    fputs(",\"optimized\":true", f);
+#else
+    fputs(",\"optimized\":false", f);
+#endif
+    fprintf(f, ",\"shmem\":%s}", 
+#ifdef BENCH_NO_SHMEM
+            "false"
+#else
+            "true"
+#endif
+    );
+
+    fprintf(f, ",\"layout\":{\"npes\":%d,\"pes\":[", b->npes);
+    int nodes = 0;
+    for (int pe = 0; pe < b->npes; pe++) {
+        const char *hi = hostinfo + (size_t)pe * HOSTINFO_LEN;
+        char host[HOSTINFO_LEN], cpus[HOSTINFO_LEN];
+        const char *bar = strchr(hi, '|');
+        size_t hl = bar ? (size_t)(bar - hi) : strlen(hi);
+        snprintf(host, sizeof host, "%.*s", (int)hl, hi);
+        snprintf(cpus, sizeof cpus, "%s", bar ? bar + 1 : "?");
+        bool seen = false;
+        for (int q = 0; q < pe && !seen; q++)
+            seen = strncmp(hostinfo + (size_t)q * HOSTINFO_LEN, hi, hl + 1) == 0;
+        nodes += !seen;
+        fprintf(f, "%s{\"pe\":%d,\"host\":", pe ? "," : "", pe);
+        json_str(f, host);
+        fputs(",\"cpus\":", f);
+        json_str(f, cpus);
+        fputc('}', f);
+    }
+    fprintf(f, "],\"nodes\":%d}", nodes);
+
+    const bench_opts_t *o = &b->opt;
+    fprintf(f, ",\"options\":{\"min_size\":%zu,\"max_size\":%zu,\"iters\":%ld,\"warmup\":%ld,"
+               "\"budget\":%zu,\"global\":%s,\"quick\":%s,\"skip_points\":%ld,\"ops\":",
+            o->min_size, o->max_size, o->iters, o->warmup, o->budget, o->global ? "true" : "false",
+            o->quick ? "true" : "false", o->skip_points);
+    json_str(f, o->ops);
+    fputs(",\"type\":", f);
+    json_str(f, o->type);
+    fputs(",\"windows\":[", f);
+    for (int i = 0; i < o->nwindows; i++)
+        fprintf(f, "%s%ld", i ? "," : "", o->windows[i]);
+    fputs("],\"threads\":[", f);
+    for (int i = 0; i < o->nthreads; i++)
+        fprintf(f, "%s%ld", i ? "," : "", o->threads[i]);
+    fputs("]}", f);
+
+    fputs(",\"timer\":\"clock_gettime(CLOCK_MONOTONIC)\"}\n", f);
+    fflush(f);
+}
+
+/* ---- life cycle --------------------------------------------------------- */
+
+void bench_init(bench_t *b, const bench_info_t *info, int argc, char **argv)
+{
+    memset(b, 0, sizeof *b);
+    b->info = info;
+#ifndef BENCH_NO_SHMEM
+    if (info->thread_level) {
+        shmem_init_thread(info->thread_level, &b->thread_provided);
+    } else {
+        shmem_init();
+        b->thread_provided = -1;
+    }
+    b->me = shmem_my_pe();
+    b->npes = shmem_n_pes();
+#else
+    b->me = 0;
+    b->npes = 1;
+#endif
+    parse_opts(b, argc, argv);
+
+    /* Who runs where: "host|cpus" of every PE, gathered on PE 0. */
+    char mine[HOSTINFO_LEN], host[128] = "?", cpus[HOSTINFO_LEN];
+    gethostname(host, sizeof host - 1);
+    affinity_string(cpus, sizeof cpus);
+    snprintf(mine, sizeof mine, "%.100s|%.80s", host, cpus);
+    char *hostinfo;
+#ifndef BENCH_NO_SHMEM
+    hostinfo = shmem_malloc((size_t)b->npes * HOSTINFO_LEN);
+    b->gather = shmem_malloc((size_t)b->npes * sizeof(double) + sizeof(long));
+    if (!hostinfo || !b->gather)
+        bench_die(b, "shmem_malloc of %zu bytes failed", (size_t)b->npes * HOSTINFO_LEN);
+    shmem_barrier_all();
+    shmem_putmem(hostinfo + (size_t)b->me * HOSTINFO_LEN, mine, HOSTINFO_LEN, 0);
+    shmem_barrier_all();
+#else
+    hostinfo = mine;
+#endif
+
+    if (b->npes < info->min_pes) {
+        if (b->me == 0)
+            fprintf(stderr, "%s: needs at least %d PEs, got %d\n", info->name, info->min_pes, b->npes);
+        exit(2);
+    }
+
+    if (b->me == 0) {
+        if (b->opt.out_path) {
+            b->out = fopen(b->opt.out_path, "w");
+            if (!b->out)
+                bench_die(b, "cannot open %s: %s", b->opt.out_path, strerror(errno));
+        } else {
+            b->out = stdout;
+        }
+        write_header(b, hostinfo);
+    }
+#ifndef BENCH_NO_SHMEM
+    shmem_barrier_all();
+    shmem_free(hostinfo);
+#endif
+}
+
+static void write_end(bench_t *b, const char *status, const char *why)
+{
+    if (!b->out)
+        return;
+    if (b->opt.csv) {
+        fprintf(b->out, "# end: %s%s%s\n", status, why ? ": " : "", why ? why : "");
+    } else {
+        fputs("{\"type\":\"end\",\"status\":", b->out);
+        json_str(b->out, status);
+        if (why) {
+            fputs(",\"reason\":", b->out);
+            json_str(b->out, why);
+        }
+        fputs("}\n", b->out);
+    }
+    fflush(b->out);
+}
+
+int bench_fini(bench_t *b, const char *status)
+{
+    /* The end record is written before finalize: a crash inside finalize
+     * (a known fault of some peers) must not cost the figures. */
+#ifndef BENCH_NO_SHMEM
+    shmem_barrier_all();
+#endif
+    write_end(b, status ? status : "ok", NULL);
+    if (b->out && b->out != stdout)
+        fclose(b->out);
+    b->out = NULL;
+#ifndef BENCH_NO_SHMEM
+    shmem_free(b->gather);
+    shmem_finalize();
+#endif
+    return 0;
+}
+
+int bench_unsupported(bench_t *b, const char *why)
+{
+    write_end(b, "unsupported", why);
+    return bench_fini(b, NULL);
+}
+
+void bench_die(bench_t *b, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "%s: PE %d: %s\n", b->info ? b->info->name : "bench", b->me, msg);
+    write_end(b, "error", msg);
+#ifndef BENCH_NO_SHMEM
+    shmem_global_exit(1);
+#endif
+    exit(1);
+}
+
+/* ---- sweep -------------------------------------------------------------- */
+
+long bench_iters(const bench_t *b, size_t bytes)
+{
+    long it = b->opt.iters;
+    if (bytes > 0 && b->opt.budget / bytes < (size_t)it)
+        it = (long)(b->opt.budget / bytes);
+    long lo = b->info->min_iters > 0 ? b->info->min_iters : 10;
+    if (b->opt.quick && lo > 5)
+        lo = 5;
+    if (it < lo)
+        it = lo;
+    return it;
+}
+
+long bench_warmup(const bench_t *b, long iters)
+{
+    if (b->opt.warmup >= 0)
+        return b->opt.warmup;
+    long w = iters / 10;
+    return w < 2 ? 2 : w;
+}
+
+size_t bench_next_size(const bench_t *b, size_t size)
+{
+    size_t next = size ? size * 2 : 1;
+    return next > b->opt.max_size ? 0 : next;
+}
+
+bool bench_point(bench_t *b, const char *fmt, ...)
+{
+    long idx = b->point++;
+    if (idx < b->opt.skip_points)
+        return false;
+    if (b->out && !b->opt.csv) {
+        char label[256];
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(label, sizeof label, fmt, ap);
+        va_end(ap);
+        fprintf(b->out, "{\"type\":\"point\",\"index\":%ld,\"label\":", idx);
+        json_str(b->out, label);
+        fputs("}\n", b->out);
+        fflush(b->out);
+    }
+    return true;
+}
+
+bool bench_has_op(const bench_t *b, const char *name)
+{
+    const char *s = b->opt.ops;
+    size_t n = strlen(name);
+    if (!strcmp(s, "all"))
+        return true;
+    while (*s) {
+        size_t len = strcspn(s, ",");
+        if (len == n && !strncmp(s, name, n))
+            return true;
+        s += len;
+        if (*s == ',')
+            s++;
+    }
+    return false;
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+void bench_set_global_pool(bench_t *b, void *pool, size_t size)
+{
+    b->pool = pool;
+    b->pool_size = size;
+    b->pool_used = 0;
+}
+
+void *bench_sym_alloc(bench_t *b, size_t bytes)
+{
+    size_t n = (bytes + 4095) & ~(size_t)4095;
+    if (n == 0)
+        n = 4096;
+    if (b->opt.global) {
+        if (!b->pool)
+            bench_die(b, "--global is not supported by this benchmark");
+        uintptr_t base = ((uintptr_t)b->pool + 4095) & ~(uintptr_t)4095;
+        size_t off = (size_t)(base - (uintptr_t)b->pool) + b->pool_used;
+        if (off + n > b->pool_size)
+            bench_die(b, "--global: static pool of %zu bytes is too small for %zu more; use a smaller -m",
+                      b->pool_size, n);
+        b->pool_used += n;
+        return b->pool + off;
+    }
+#ifndef BENCH_NO_SHMEM
+    void *p = shmem_align(4096, n);
+    if (!p)
+        bench_die(b, "shmem_align(4096, %zu) failed; raise SHMEM_SYMMETRIC_SIZE", n);
+    return p;
+#else
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, n))
+        bench_die(b, "posix_memalign(%zu) failed", n);
+    return p;
+#endif
+}
+
+static inline unsigned char pattern_byte(size_t k, unsigned seed)
+{
+    return (unsigned char)(((k * 131u) + seed * 7u + (k >> 8)) ^ 0x5a);
+}
+
+void bench_fill(void *buf, size_t n, unsigned seed)
+{
+    unsigned char *p = buf;
+    for (size_t k = 0; k < n; k++)
+        p[k] = pattern_byte(k, seed);
+}
+
+bool bench_check(const void *buf, size_t n, unsigned seed)
+{
+    const unsigned char *p = buf;
+    for (size_t k = 0; k < n; k++)
+        if (p[k] != pattern_byte(k, seed))
+            return false;
+    return true;
+}
+
+/* ---- across PEs --------------------------------------------------------- */
+
+void bench_gather(bench_t *b, double v, double *out)
+{
+#ifndef BENCH_NO_SHMEM
+    shmem_barrier_all();
+    shmem_double_p(&b->gather[b->me], v, 0);
+    shmem_barrier_all();
+    if (b->me == 0)
+        memcpy(out, b->gather, (size_t)b->npes * sizeof(double));
+    shmem_barrier_all();
+#else
+    out[0] = v;
+#endif
+}
+
+bool bench_all_ok(bench_t *b, bool ok)
+{
+    double v[b->npes];
+    bench_gather(b, ok ? 1.0 : 0.0, v);
+    bool all = true;
+    if (b->me == 0)
+        for (int pe = 0; pe < b->npes; pe++)
+            all = all && v[pe] == 1.0;
+    return all;
+}
+
+/* ---- rows --------------------------------------------------------------- */
+
+void bench_row_begin(bench_t *b)
+{
+    if (!b->out)
+        return;
+    b->row_open = true;
+    b->row_ncols = 0;
+    b->csv_names[0] = b->csv_vals[0] = 0;
+    if (!b->opt.csv)
+        fprintf(b->out, "{\"type\":\"row\",\"point\":%ld", b->point - 1);
+}
+
+static void csv_add(bench_t *b, const char *name, const char *val)
+{
+    size_t nl = strlen(b->csv_names), vl = strlen(b->csv_vals);
+    snprintf(b->csv_names + nl, sizeof b->csv_names - nl, "%s%s", b->row_ncols ? "," : "", name);
+    snprintf(b->csv_vals + vl, sizeof b->csv_vals - vl, "%s%s", b->row_ncols ? "," : "", val);
+    b->row_ncols++;
+}
+
+void bench_col_int(bench_t *b, const char *name, long long v)
+{
+    if (!b->out)
+        return;
+    if (b->opt.csv) {
+        char s[32];
+        snprintf(s, sizeof s, "%lld", v);
+        csv_add(b, name, s);
+        return;
+    }
+    fputc(',', b->out);
+    json_str(b->out, name);
+    fprintf(b->out, ":%lld", v);
+}
+
+void bench_col_num(bench_t *b, const char *name, double v)
+{
+    if (!b->out)
+        return;
+    if (b->opt.csv) {
+        char s[40];
+        snprintf(s, sizeof s, "%.6g", v);
+        csv_add(b, name, s);
+        return;
+    }
+    fputc(',', b->out);
+    json_str(b->out, name);
+    fputc(':', b->out);
+    json_num(b->out, v);
+}
+
+void bench_col_str(bench_t *b, const char *name, const char *v)
+{
+    if (!b->out)
+        return;
+    if (b->opt.csv) {
+        csv_add(b, name, v);
+        return;
+    }
+    fputc(',', b->out);
+    json_str(b->out, name);
+    fputc(':', b->out);
+    json_str(b->out, v);
+}
+
+void bench_col_bool(bench_t *b, const char *name, bool v)
+{
+    if (!b->out)
+        return;
+    if (b->opt.csv) {
+        csv_add(b, name, v ? "true" : "false");
+        return;
+    }
+    fputc(',', b->out);
+    json_str(b->out, name);
+    fputs(v ? ":true" : ":false", b->out);
+}
+
+void bench_row_end(bench_t *b)
+{
+    if (!b->out || !b->row_open)
+        return;
+    b->row_open = false;
+    if (b->opt.csv) {
+        if (strcmp(b->csv_names, b->csv_last)) {
+            fprintf(b->out, "%s\n", b->csv_names);
+            snprintf(b->csv_last, sizeof b->csv_last, "%s", b->csv_names);
+        }
+        fprintf(b->out, "%s\n", b->csv_vals);
+    } else {
+        fputs("}\n", b->out);
+    }
+    fflush(b->out);
+}
+
+void bench_note(bench_t *b, const char *fmt, ...)
+{
+    if (!b->out)
+        return;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (b->opt.csv) {
+        fprintf(b->out, "# note: %s\n", msg);
+    } else {
+        fprintf(b->out, "{\"type\":\"note\",\"point\":%ld,\"text\":", b->point - 1);
+        json_str(b->out, msg);
+        fputs("}\n", b->out);
+    }
+    fflush(b->out);
+}
+
+/* ---- machine-limit probes ------------------------------------------------ */
+
+bool bench_fork_pair(void *shared, void (*fn)(int side, void *shared, void *arg), void *arg)
+{
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0)
+        return false;
+    if (pid == 0) {
+        fn(1, shared, arg);
+        _exit(0);
+    }
+    fn(0, shared, arg);
+    int st = 0;
+    if (waitpid(pid, &st, 0) != pid)
+        return false;
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
