@@ -48,4 +48,14 @@ shr_status_t shr_boot_barrier(void);
  * before shr_boot_init (then it just exits). */
 _Noreturn void shr_boot_abort(int status, const char *msg);
 
+/* What shmem_global_exit(status) calls: like shr_boot_abort, but the launcher
+ * reports it as a deliberate exit ("PE 1 called shmem_global_exit(3)"), not
+ * as a failure.  Never returns.  Safe from any thread and before init. */
+_Noreturn void shr_boot_global_exit(int status);
+
+/* A string unique to this job (same on every PE), for naming per-job
+ * resources.  Valid after a successful shr_boot_init until the process ends;
+ * owned by boot.  Before init returns "". */
+const char *shr_boot_job_id(void);
+
 #endif

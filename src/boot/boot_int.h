@@ -1,0 +1,38 @@
+/*
+ * boot_int.h -- private to src/boot: the operations every bootstrap
+ * implementation provides.  boot.c holds the one table of implementations and
+ * picks the first whose is_present() says yes.
+ */
+#ifndef SHR_BOOT_INT_H
+#define SHR_BOOT_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "boot/boot.h"
+
+typedef struct {
+    const char *name;
+    shr_boot_kind_t kind;
+    /* True when this process was started by this kind of starter (or is
+     * still connected to it from an earlier init).  Cheap, no side effects. */
+    bool (*is_present)(void);
+    /* Same contracts as the shr_boot_* functions of boot.h. */
+    shr_status_t (*init)(int *rank_p, int *size_p);
+    void (*fini)(void);
+    shr_status_t (*allgather)(const void *mine, void *all, size_t len);
+    shr_status_t (*barrier)(void);
+    const char *(*job_id)(void);
+    /* Tells the starter the job ends with `status` (best effort, may be
+     * called from any thread, even before init); returns, and boot.c then
+     * ends the process.  `msg` may be NULL. */
+    void (*abort)(int status, const char *msg, bool global_exit);
+} shr_boot_ops_t;
+
+extern const shr_boot_ops_t shr_boot_launcher_ops;
+extern const shr_boot_ops_t shr_boot_single_ops;
+#ifdef SHR_BOOT_HAVE_PMIX
+extern const shr_boot_ops_t shr_boot_pmix_ops; /* boot_pmix.c */
+#endif
+
+#endif

@@ -1,0 +1,550 @@
+#!/usr/bin/env python3
+"""Tests of oshrun and the boot layer, driven through boot_probe.
+
+Usage: test_launcher.py --oshrun PATH --probe PATH CASE...   (or --list, or all)
+Each case is independent: its own temporary directory, removed afterwards.
+Exit status: 0 pass, 1 fail, 77 skip (ctest's SKIP_RETURN_CODE).
+"""
+import argparse
+import os
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import time
+
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+class Fail(Exception):
+    pass
+
+
+class Skip(Exception):
+    pass
+
+
+def check(cond, what, res=None):
+    if not cond:
+        detail = ""
+        if res is not None:
+            detail = "\n--- rc %s, %.2f s\n--- stdout:\n%s--- stderr:\n%s" % (
+                res.rc, res.elapsed, res.out, res.err)
+        raise Fail(what + detail)
+
+
+class Result:
+    def __init__(self, rc, out, err, elapsed):
+        self.rc, self.out, self.err, self.elapsed = rc, out, err, elapsed
+
+
+class Ctx:
+    def __init__(self, oshrun, probe, tmp):
+        self.oshrun, self.probe, self.tmp = oshrun, probe, tmp
+
+    def run(self, args, timeout=20, stdin=subprocess.DEVNULL, env=None):
+        t0 = time.monotonic()
+        p = subprocess.run([self.oshrun] + args, stdin=stdin, capture_output=True,
+                           text=True, timeout=timeout, env=env)
+        return Result(p.returncode, p.stdout, p.stderr, time.monotonic() - t0)
+
+    def start(self, args):
+        return subprocess.Popen([self.oshrun] + args, stdin=subprocess.DEVNULL,
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                preexec_fn=default_signals)
+
+    def finish(self, proc, t0, timeout=10):
+        out, err = proc.communicate(timeout=timeout)
+        return Result(proc.returncode, out, err, time.monotonic() - t0)
+
+    def pid_dir(self):
+        d = os.path.join(self.tmp, "pids")
+        os.makedirs(d, exist_ok=True)
+        return d
+
+    def wait_pids(self, n, timeout=10):
+        """PIDs the probes wrote, once all n wrote theirs."""
+        d = self.pid_dir()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            names = [f for f in os.listdir(d) if f.endswith(".pid")]
+            if len(names) == n:
+                pids = []
+                for f in names:
+                    with open(os.path.join(d, f)) as fh:
+                        text = fh.read().strip()
+                    if text:
+                        pids.append(int(text))
+                if len(pids) == n:
+                    return pids
+            time.sleep(0.01)
+        raise Fail("the PEs did not all start within %s s" % timeout)
+
+
+def default_signals():
+    """oshrun leaves signals alone that it inherits as ignored (nohup, `cmd &` in a
+    script); the signal tests need them delivered."""
+    for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, signal.SIG_DFL)
+
+
+def is_alive(pid):
+    """True if pid is a live (not zombie) boot_probe."""
+    try:
+        with open("/proc/%d/stat" % pid) as fh:
+            state = fh.read().rsplit(")", 1)[1].split()[0]
+        with open("/proc/%d/cmdline" % pid, "rb") as fh:
+            cmd = fh.read()
+    except (FileNotFoundError, ProcessLookupError, IndexError):
+        return False
+    return state != "Z" and b"boot_probe" in cmd
+
+
+def wait_gone(pids, timeout):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if not any(is_alive(p) for p in pids):
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def kill_all(pids):
+    for p in pids:
+        if is_alive(p):
+            try:
+                os.kill(p, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+
+# ---- normal runs -------------------------------------------------------------
+
+@case
+def ranks(c):
+    """N PEs get ranks 0..N-1, size N, correct allgathers; every PE's stdout arrives."""
+    for n in (1, 2, 3, 4, 8, 16):
+        r = c.run(["-n", str(n), c.probe, "--blob", "24", "--rounds", "3"])
+        check(r.rc == 0, "-n %d failed" % n, r)
+        for rank in range(n):
+            check(r.out.count("probe: rank %d size %d kind launcher\n" % (rank, n)) == 1,
+                  "-n %d: rank %d missing or wrong" % (n, rank), r)
+            check(r.out.count("probe: rank %d allgather ok\n" % rank) == 1,
+                  "-n %d: rank %d allgather" % (n, rank), r)
+        check(r.err == "", "-n %d: unexpected stderr" % n, r)
+
+
+@case
+def large_allgather(c):
+    """Results over the memfd threshold and multi-MiB results are delivered intact."""
+    for n, blob in ((8, 16384), (4, 1 << 20), (16, 1)):
+        r = c.run(["-n", str(n), c.probe, "--blob", str(blob), "--rounds", "2"])
+        check(r.rc == 0 and r.out.count("allgather ok") == n,
+              "-n %d --blob %d" % (n, blob), r)
+
+
+@case
+def barrier_only(c):
+    r = c.run(["-n", "5", c.probe, "--blob", "0", "--rounds", "4"])
+    check(r.rc == 0 and r.out.count("allgather ok") == 5, "0-byte collectives", r)
+
+
+@case
+def singleton(c):
+    """A program started without oshrun is one PE."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SHIMMER_BOOT_")}
+    t0 = time.monotonic()
+    p = subprocess.run([c.probe, "--blob", "8"], capture_output=True, text=True,
+                       timeout=10, env=env)
+    r = Result(p.returncode, p.stdout, p.stderr, time.monotonic() - t0)
+    check(r.rc == 0 and "probe: rank 0 size 1 kind single\n" in r.out, "singleton", r)
+
+
+@case
+def reinit(c):
+    """init, fini, init again works under oshrun."""
+    r = c.run(["-n", "3", c.probe, "--mode", "reinit"])
+    check(r.rc == 0 and r.out.count("reinit ok") == 3, "re-init", r)
+
+
+@case
+def no_finalize(c):
+    """PEs that exit 0 without saying finalized are fine."""
+    r = c.run(["-n", "4", c.probe, "--mode", "nofini"])
+    check(r.rc == 0 and r.err == "", "exit without finalize", r)
+
+
+@case
+def env_option(c):
+    """-x VAR=VALUE reaches every PE; -x VAR passes through."""
+    env = dict(os.environ, SHR_TEST_PASS="passed")
+    r = c.run(["-x", "SHR_TEST_VAR=hello world", "-x", "SHR_TEST_PASS", "-n", "3",
+               c.probe, "--env", "SHR_TEST_VAR"], env=env)
+    check(r.rc == 0, "run with -x", r)
+    for rank in range(3):
+        check("probe: rank %d env SHR_TEST_VAR=hello world\n" % rank in r.out,
+              "rank %d did not get -x" % rank, r)
+    r = c.run(["-n", "2", "-x", "SHR_TEST_PASS", c.probe, "--env", "SHR_TEST_PASS"], env=env)
+    check(r.rc == 0 and r.out.count("SHR_TEST_PASS=passed") == 2, "-x VAR", r)
+
+
+@case
+def stdin_pe0(c):
+    """stdin goes to PE 0 only."""
+    t0 = time.monotonic()
+    p = subprocess.run([c.oshrun, "-n", "3", c.probe, "--mode", "stdin"],
+                       input="line for pe0\n", capture_output=True, text=True, timeout=20)
+    r = Result(p.returncode, p.stdout, p.stderr, time.monotonic() - t0)
+    check(r.rc == 0 and "probe: rank 0 stdin line for pe0\n" in r.out, "PE 0 stdin", r)
+    check("probe: rank 1 stdin eof" in r.out and "probe: rank 2 stdin eof" in r.out,
+          "other PEs must see /dev/null", r)
+
+
+@case
+def option_spellings(c):
+    for opts in (["-np", "2"], ["--np", "2"], ["-n=2"], ["--np=2"], ["-np=2"], ["-n2"],
+                 ["--allow-run-as-root", "--oversubscribe", "-n", "2"],
+                 ["-n", "2", "--timeout", "20"], ["-n", "2", "--"]):
+        r = c.run(opts + [c.probe])
+        check(r.rc == 0 and r.out.count("size 2 kind launcher") == 2,
+              "options %s" % opts, r)
+    r = c.run(["--help"])
+    check(r.rc == 0 and "usage: oshrun" in r.out and "--hostfile" in r.out
+          and "-x VAR" in r.out, "--help", r)
+    r = c.run(["-h"])
+    check(r.rc == 0 and "usage: oshrun" in r.out, "-h", r)
+    r = c.run(["--version"])
+    check(r.rc == 0 and r.out.startswith("oshrun (Shimmer) "), "--version", r)
+
+
+@case
+def program_args(c):
+    """Arguments after the program are the program's, even ones oshrun knows."""
+    script = os.path.join(c.tmp, "args.sh")
+    with open(script, "w") as fh:
+        fh.write('#!/bin/sh\necho "args:$SHIMMER_BOOT_RANK:$*"\n')
+    os.chmod(script, 0o755)
+    r = c.run(["-n", "2", script, "-n", "7", "--help"])
+    check(r.rc == 0 and r.out.count("-n 7 --help") == 2, "program arguments", r)
+    check("args:0:" in r.out and "args:1:" in r.out, "per-PE environment", r)
+
+
+# ---- failures of PEs ---------------------------------------------------------
+
+@case
+def exit_status(c):
+    """A PE's non-zero exit ends the job with its status; the message names it."""
+    r = c.run(["-n", "4", c.probe, "--mode", "exit", "--victim", "2", "--status", "3"])
+    check(r.rc == 3, "status 3 expected", r)
+    check("oshrun: PE 2 (pid " in r.err and "exited with status 3; ending the job" in r.err,
+          "message", r)
+    check(r.elapsed < 5, "the job took too long to end", r)
+    r = c.run(["-n", "1", c.probe, "--mode", "exit", "--victim", "0", "--status", "42"])
+    check(r.rc == 42 and "PE 0" in r.err, "one PE, status 42", r)
+
+
+@case
+def signal_status(c):
+    """A PE killed by a signal ends the job with 128+signal."""
+    r = c.run(["-n", "3", c.probe, "--mode", "signal", "--victim", "1", "--status", "11"])
+    check(r.rc == 139, "status 139 expected", r)
+    check("oshrun: PE 1 (pid " in r.err and "killed by signal 11 (Segmentation fault)" in r.err,
+          "message", r)
+
+
+@case
+def abort_status(c):
+    """shr_boot_abort: the launcher names the PE and the reason, exits with the status."""
+    r = c.run(["-n", "4", c.probe, "--mode", "abort", "--victim", "2", "--status", "5"])
+    check(r.rc == 5, "status 5 expected", r)
+    check("oshrun: PE 2 aborted (status 5): probe abort from rank 2\n" in r.err, "message", r)
+    check("exited with status" not in r.err, "the abort must be reported, not the exit", r)
+    check(r.err.count("oshrun:") == 1, "one line only", r)
+
+
+@case
+def abort_from_thread(c):
+    r = c.run(["-n", "2", c.probe, "--mode", "abort-thread", "--victim", "1",
+               "--status", "9"])
+    check(r.rc == 9 and "PE 1 aborted (status 9): probe abort from a thread" in r.err,
+          "abort from a thread", r)
+
+
+@case
+def global_exit(c):
+    r = c.run(["-n", "3", c.probe, "--mode", "global-exit", "--victim", "1",
+               "--status", "3"])
+    check(r.rc == 3, "status 3 expected", r)
+    check("oshrun: PE 1 called shmem_global_exit(3); ending the job\n" in r.err, "message", r)
+    r = c.run(["-n", "2", c.probe, "--mode", "global-exit", "--victim", "0",
+               "--status", "0"])
+    check(r.rc == 0, "global_exit(0) is a success", r)
+
+
+@case
+def hang_and_fail(c):
+    """Another PE ignores SIGTERM: it is killed after the grace period."""
+    r = c.run(["-n", "3", c.probe, "--mode", "exit", "--victim", "0", "--status", "7",
+               "--ignore-term"])
+    check(r.rc == 7 and "PE 0" in r.err, "status 7 expected", r)
+    check(1.5 < r.elapsed < 6, "expected SIGKILL after the ~2 s grace period", r)
+
+
+@case
+def kill9_pe(c):
+    """kill -9 of one PE ends the job with 137."""
+    proc = c.start(["-n", "4", c.probe, "--mode", "hang",
+                    "--pid-dir", c.pid_dir()])
+    t0 = time.monotonic()
+    try:
+        pids = c.wait_pids(4)
+        victim = int(open(os.path.join(c.pid_dir(), "pe.2.pid")).read())
+        os.kill(victim, signal.SIGKILL)
+        r = c.finish(proc, t0)
+    finally:
+        proc.kill()
+    check(r.rc == 137, "status 137 expected", r)
+    check("oshrun: PE 2 (pid %d) killed by signal 9" % victim in r.err, "message", r)
+    check(wait_gone(pids, 2), "PEs survived")
+
+
+@case
+def mismatch(c):
+    """PEs contributing different lengths: reported, job ends with 1."""
+    r = c.run(["-n", "3", c.probe, "--mode", "mismatch", "--victim", "1"])
+    check(r.rc == 1 and "oshrun: error: PE " in r.err and "not in the same collective" in r.err,
+          "mismatch", r)
+
+
+@case
+def left_collective(c):
+    """A PE that exits 0 while others wait for it in a collective ends the job."""
+    r = c.run(["-n", "3", c.probe, "--mode", "leave", "--victim", "2"])
+    check(r.rc == 1 and "PE 2 (pid" in r.err and "wait for it" in r.err, "stuck job", r)
+    check(r.elapsed < 5, "took too long", r)
+
+
+@case
+def protocol_garbage(c):
+    """A program that writes garbage on the boot socket is stopped."""
+    r = c.run(["-n", "2", "/bin/sh", "-c",
+               'printf "garbage-garbage-garbage" >&$SHIMMER_BOOT_FD; exec sleep 20'])
+    check(r.rc == 1 and "protocol error" in r.err, "garbage on the socket", r)
+    check(r.elapsed < 5, "took too long", r)
+
+
+@case
+def plain_programs(c):
+    """Programs that never use the boot layer run too; status 0 only if all are 0."""
+    r = c.run(["-n", "4", "true"])
+    check(r.rc == 0 and r.err == "", "true", r)
+    r = c.run(["-n", "4", "/bin/sh", "-c", 'test "$SHIMMER_BOOT_RANK" != 3'])
+    check(r.rc == 1 and "PE 3" in r.err, "one PE exits 1", r)
+
+
+# ---- ending the job from outside ---------------------------------------------
+
+def stop_by_signal(c, sig):
+    proc = c.start(["-n", "3", c.probe, "--mode", "hang",
+                    "--pid-dir", c.pid_dir()])
+    t0 = time.monotonic()
+    try:
+        pids = c.wait_pids(3)
+        proc.send_signal(sig)
+        r = c.finish(proc, t0)
+    finally:
+        proc.kill()
+    check(r.rc == 128 + sig, "status %d expected" % (128 + sig), r)
+    check("oshrun: received" in r.err, "message", r)
+    check(wait_gone(pids, 1), "PEs survived %s" % signal.Signals(sig).name)
+
+
+@case
+def sigint(c):
+    stop_by_signal(c, signal.SIGINT)
+
+
+@case
+def sigterm(c):
+    stop_by_signal(c, signal.SIGTERM)
+
+
+@case
+def sighup(c):
+    stop_by_signal(c, signal.SIGHUP)
+
+
+@case
+def kill9_launcher(c):
+    """kill -9 of oshrun leaves no PE behind."""
+    proc = c.start(["-n", "4", c.probe, "--mode", "hang",
+                    "--pid-dir", c.pid_dir()])
+    pids = []
+    try:
+        pids = c.wait_pids(4)
+        proc.kill()
+        proc.wait(timeout=5)
+        gone = wait_gone(pids, 2)
+    finally:
+        kill_all(pids)
+    check(gone, "PEs survived kill -9 of oshrun")
+
+
+@case
+def timeout(c):
+    r = c.run(["--timeout", "0.5", "-n", "3", c.probe, "--mode", "hang"])
+    check(r.rc == 124 and "oshrun: timeout" in r.err, "timeout", r)
+    check(r.elapsed < 3, "timeout took too long", r)
+
+
+@case
+def launcher_lost(c):
+    """A PE blocked in a collective exits when oshrun disappears (not by PDEATHSIG:
+    the PE here is a grandchild that holds the socket)."""
+    script = os.path.join(c.tmp, "wrap.sh")
+    with open(script, "w") as fh:
+        # sh forks the probe and waits; the probe's parent is sh, not oshrun.
+        fh.write('#!/bin/sh\n"$@"\necho wrapper-done\n')
+    os.chmod(script, 0o755)
+    proc = c.start(["-n", "2", script, c.probe, "--mode", "block", "--victim", "1",
+                    "--pid-dir", c.pid_dir()])
+    pids = []
+    try:
+        pids = c.wait_pids(2)
+        pe0 = int(open(os.path.join(c.pid_dir(), "pe.0.pid")).read())
+        time.sleep(0.1)  # let PE 0 block in its collective
+        proc.kill()
+        proc.wait(timeout=5)
+        gone = wait_gone([pe0], 3)
+    finally:
+        kill_all(pids)  # the victim sleeps outside boot: only a direct child would die
+    check(gone, "a PE kept waiting in a collective after oshrun died")
+
+
+# ---- bad input -----------------------------------------------------------------
+
+def check_usage_error(r, rc, words, what):
+    check(r.rc == rc, what + ": status %d expected" % rc, r)
+    lines = r.err.strip().splitlines()
+    check(len(lines) == 1 and lines[0].startswith("oshrun: error: "), what + ": one line", r)
+    for w in words:
+        check(w in lines[0], what + ": message should mention %r" % w, r)
+    check(r.out == "", what + ": no PE should run", r)
+
+
+@case
+def bad_npes(c):
+    for value, word in (("0", "positive"), ("-1", "positive"), ("abc", "positive"),
+                        ("2x", "positive"), ("", "positive"), ("5000", "at most 4096")):
+        r = c.run(["-n", value, c.probe])
+        check_usage_error(r, 2, [word], "-n %r" % value)
+    r = c.run([c.probe])
+    check_usage_error(r, 2, ["-n N"], "missing -n")
+    r = c.run(["-n"])
+    check_usage_error(r, 2, ["needs a value"], "-n without value")
+    r = c.run(["--timeout", "soon", "-n", "2", c.probe])
+    check_usage_error(r, 2, ["--timeout"], "bad --timeout")
+    r = c.run(["-x", "=oops", "-n", "2", c.probe])
+    check_usage_error(r, 2, ["-x"], "bad -x")
+
+
+@case
+def missing_program(c):
+    r = c.run(["-n", "2"])
+    check_usage_error(r, 2, ["no program"], "no program")
+    r = c.run(["-n", "2", os.path.join(c.tmp, "nope")])
+    check_usage_error(r, 127, ["nope", "No such file"], "missing file")
+    r = c.run(["-n", "2", "shimmer-no-such-program-xyz"])
+    check_usage_error(r, 127, ["not found in PATH"], "missing command")
+
+
+@case
+def not_executable(c):
+    path = os.path.join(c.tmp, "data.txt")
+    with open(path, "w") as fh:
+        fh.write("not a program\n")
+    os.chmod(path, 0o644)
+    r = c.run(["-n", "2", path])
+    check_usage_error(r, 126, ["not executable", "chmod"], "non-executable file")
+    r = c.run(["-n", "2", c.tmp])
+    check_usage_error(r, 126, ["directory"], "directory")
+
+
+@case
+def unknown_option(c):
+    r = c.run(["--bogus", "-n", "2", c.probe])
+    check_usage_error(r, 2, ["'--bogus'", "--help"], "unknown option")
+
+
+@case
+def multihost_unsupported(c):
+    """Multi-host options are recognised; without a delegate they fail clearly."""
+    hostfile = os.path.join(c.tmp, "hosts")
+    with open(hostfile, "w") as fh:
+        fh.write("localhost slots=2\n")
+    env = dict(os.environ, SHIMMER_MPIRUN="/nonexistent/mpirun")
+    r = c.run(["--hostfile", hostfile, "-n", "2", c.probe], env=env)
+    check(r.rc != 0 and "oshrun: error:" in r.err, "delegation failure must be clear", r)
+
+
+# ---- speed -------------------------------------------------------------------
+
+@case
+def fast_start(c):
+    """No sleeps on the normal path: 16 PEs start, rendezvous and end quickly."""
+    best = 1e9
+    for _ in range(5):
+        r = c.run(["-n", "16", c.probe, "--rounds", "1"])
+        check(r.rc == 0, "run", r)
+        best = min(best, r.elapsed)
+    # Generous: a loaded 2-core CI machine running tests in parallel.
+    check(best < 1.0, "oshrun -n 16 took %.3f s at best" % best)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--oshrun")
+    ap.add_argument("--probe")
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("cases", nargs="*")
+    a = ap.parse_args()
+    if a.list:
+        print("\n".join(CASES))
+        return 0
+    if not a.oshrun or not a.probe:
+        ap.error("--oshrun and --probe are required")
+    names = list(CASES) if a.cases in ([], ["all"]) else a.cases
+    failed = passed = skipped = 0
+    for name in names:
+        if name not in CASES:
+            print("unknown case %s" % name)
+            return 2
+        tmp = tempfile.mkdtemp(prefix="shr-launcher-%s-" % name)
+        t0 = time.monotonic()
+        try:
+            CASES[name](Ctx(os.path.abspath(a.oshrun), os.path.abspath(a.probe), tmp))
+            print("PASS %s (%.2f s)" % (name, time.monotonic() - t0))
+            passed += 1
+        except Skip as e:
+            print("SKIP %s: %s" % (name, e))
+            skipped += 1
+        except (Fail, subprocess.TimeoutExpired) as e:
+            print("FAIL %s: %s" % (name, e))
+            failed += 1
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
+    if failed:
+        return 1
+    return 77 if skipped and not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
