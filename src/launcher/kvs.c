@@ -195,10 +195,10 @@ void shr_launch_kvs_check_stuck(shr_launch_job_t *job)
 
         if (!pe->running && pe->pid > 0 && !pe->in_coll) {
             shr_launch_job_fail(job, rank,
-                                "exited with status 0 while %d other PE(s) wait for it "
-                                "in a collective (did it skip shmem_finalize or a "
-                                "collective call?)",
-                                round->count);
+                                "exited with status 0 while other PEs wait for it in "
+                                "collective %u (did it skip a collective call or "
+                                "shmem_finalize?)",
+                                job->seq);
             return;
         }
     }
@@ -264,9 +264,9 @@ static bool shr_launch_kvs_begin(shr_launch_job_t *job, int rank)
         break;
     }
     shr_launch_job_fail(job, rank,
-                        "bootstrap protocol error (message type %u, %llu bytes, arg %d "
-                        "in collective %u); is the program linked with the Shimmer "
-                        "matching this oshrun?",
+                        "bootstrap protocol error (message type %u, %llu bytes, arg %d, "
+                        "collective %u): the program and oshrun come from different "
+                        "Shimmer builds, or the program wrote to its boot socket",
                         hdr->type, (unsigned long long)hdr->len, hdr->arg, job->seq);
     return false;
 }

@@ -1,10 +1,97 @@
-/* spawn_remote.c -- multi-host jobs are handed to an installed PMIx launcher. */
+/*
+ * spawn_remote.c -- multi-host jobs are handed to an installed PMIx launcher
+ * (Open MPI's mpirun) rather than reinventing remote process start-up; the
+ * PEs then bootstrap through PMIx.  oshrun replaces itself with mpirun, so
+ * signals and the exit status are mpirun's own.
+ */
 #include "launcher/launch_int.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* The Open MPI options that oshrun's own translate to. */
+static char **shr_launch_remote_argv(const shr_launch_opts_t *opts, char *np, char *ppr,
+                                     char *timeout)
+{
+    size_t nprog = 0, n = 0;
+    char **argv;
+
+    while (opts->argv[nprog] != NULL) {
+        nprog++;
+    }
+    argv = calloc(16 + 2 * (opts->n_env_set + opts->n_env_pass) + nprog, sizeof(*argv));
+    if (argv == NULL) {
+        return NULL;
+    }
+    argv[n++] = "mpirun";
+    if (opts->npes > 0) {
+        snprintf(np, 32, "%ld", opts->npes);
+        argv[n++] = "-np";
+        argv[n++] = np;
+    }
+    if (opts->hostfile != NULL) {
+        argv[n++] = "--hostfile";
+        argv[n++] = (char *)opts->hostfile;
+    }
+    if (opts->hosts != NULL) {
+        argv[n++] = "-H";
+        argv[n++] = (char *)opts->hosts;
+    }
+    if (opts->per_node > 0) {
+        snprintf(ppr, 48, "ppr:%ld:node", opts->per_node);
+        argv[n++] = "--map-by";
+        argv[n++] = ppr;
+    }
+    if (opts->timeout_s > 0) {
+        snprintf(timeout, 32, "%.0f", ceil(opts->timeout_s));
+        argv[n++] = "--timeout";
+        argv[n++] = timeout;
+    }
+    for (size_t i = 0; i < opts->n_env_pass; i++) {
+        argv[n++] = "-x";
+        argv[n++] = (char *)opts->env_pass[i];
+    }
+    for (size_t i = 0; i < opts->n_env_set; i++) {
+        argv[n++] = "-x";
+        argv[n++] = (char *)opts->env_set[i];
+    }
+    if (geteuid() == 0) {
+        argv[n++] = "--allow-run-as-root"; /* mpirun refuses root otherwise */
+    }
+    argv[n++] = "--";
+    for (size_t i = 0; i < nprog; i++) {
+        argv[n++] = opts->argv[i];
+    }
+    return argv;
+}
 
 int shr_launch_spawn_remote(const shr_launch_opts_t *opts)
 {
-    (void)opts;
-    shr_launch_error("multi-host jobs (--hostfile, -H, -N) are not yet supported; "
-                     "run on one host with -n N, or start the program with mpirun");
-    return 2;
+    char np[32], ppr[48], timeout[32];
+    char **argv = shr_launch_remote_argv(opts, np, ppr, timeout);
+    int err;
+
+    if (argv == NULL) {
+        shr_launch_error("out of memory");
+        return 1;
+    }
+    /* A nested oshrun must not hand its own PE channel to mpirun's PEs. */
+    unsetenv(SHR_BOOT_ENV_FD);
+    unsetenv(SHR_BOOT_ENV_RANK);
+    unsetenv(SHR_BOOT_ENV_SIZE);
+    fflush(NULL);
+    execvp(argv[0], argv);
+    err = errno;
+    free(argv);
+    if (err == ENOENT) {
+        shr_launch_error("multi-host jobs (--hostfile, -H, -N) need Open MPI's mpirun in "
+                         "PATH (Debian: openmpi-bin); or run on one host with -n N only");
+    } else {
+        shr_launch_error("cannot run mpirun for a multi-host job: %s", strerror(err));
+    }
+    return err == ENOENT ? 127 : 126;
 }

@@ -334,8 +334,9 @@ def left_collective(c):
 @case
 def protocol_garbage(c):
     """A program that writes garbage on the boot socket is stopped."""
-    r = c.run(["-n", "2", "/bin/sh", "-c",
-               'printf "garbage-garbage-garbage" >&$SHIMMER_BOOT_FD; exec sleep 20'])
+    code = ("import os, time; os.write(int(os.environ['SHIMMER_BOOT_FD']), b'garbage' * 4);"
+            " time.sleep(20)")
+    r = c.run(["-n", "2", sys.executable, "-c", code])
     check(r.rc == 1 and "protocol error" in r.err, "garbage on the socket", r)
     check(r.elapsed < 5, "took too long", r)
 
@@ -484,14 +485,31 @@ def unknown_option(c):
 
 
 @case
-def multihost_unsupported(c):
-    """Multi-host options are recognised; without a delegate they fail clearly."""
+def multihost_no_mpirun(c):
+    """Multi-host options are recognised; without mpirun the error says what to do."""
     hostfile = os.path.join(c.tmp, "hosts")
     with open(hostfile, "w") as fh:
         fh.write("localhost slots=2\n")
-    env = dict(os.environ, SHIMMER_MPIRUN="/nonexistent/mpirun")
-    r = c.run(["--hostfile", hostfile, "-n", "2", c.probe], env=env)
-    check(r.rc != 0 and "oshrun: error:" in r.err, "delegation failure must be clear", r)
+    env = dict(os.environ, PATH=c.tmp)
+    for opts in (["--hostfile", hostfile], ["-H", "localhost:2"], ["-N", "2"]):
+        r = c.run(opts + ["-n", "2", "/bin/true"], env=env)
+        check_usage_error(r, 127, ["mpirun", "-n N"], "multi-host without mpirun %s" % opts)
+
+
+@case
+def multihost_delegation(c):
+    """With Open MPI's mpirun installed, -H/--hostfile/-N/-x are handed to it."""
+    if shutil.which("mpirun") is None:
+        raise Skip("mpirun not installed")
+    hostfile = os.path.join(c.tmp, "hosts")
+    with open(hostfile, "w") as fh:
+        fh.write("localhost slots=4\n")
+    script = 'echo "rank=$PMIX_RANK var=$SHR_TEST_VAR"'
+    for opts in (["-H", "localhost:2"], ["--hostfile", hostfile, "-N", "2"]):
+        r = c.run(opts + ["-n", "2", "-x", "SHR_TEST_VAR=v1", "/bin/sh", "-c", script])
+        check(r.rc == 0, "mpirun delegation %s" % opts, r)
+        for rank in (0, 1):
+            check("rank=%d var=v1\n" % rank in r.out, "rank %d via mpirun" % rank, r)
 
 
 # ---- speed -------------------------------------------------------------------
