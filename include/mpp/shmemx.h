@@ -1,0 +1,2 @@
+/* mpp/shmemx.h -- the deprecated header location (spec Annex F). */
+#include <shmemx.h>

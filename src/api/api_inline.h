@@ -1,0 +1,221 @@
+/*
+ * api_inline.h -- what a generated shim calls: the runtime-gated argument
+ * checks, then one call into core.  Below this layer code sees only
+ * addresses, byte counts, world PE numbers, a dtype and an op.
+ *
+ * `fn` is the name of the routine the user called (a string literal from
+ * the shim); it costs nothing unless a check fails.
+ */
+#ifndef SHR_API_INLINE_H
+#define SHR_API_INLINE_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "api/api.h"
+#include "core/amo_inline.h"
+#include "core/check.h"
+#include "core/p2p_inline.h"
+#include "core/rma_inline.h"
+
+/* World PE of `pe` on ctx; free for SHMEM_CTX_DEFAULT (a constant). */
+static SHR_ALWAYS_INLINE int shr_api_world_pe(shr_ctx_t *ctx, int pe)
+{
+    return ctx == SHMEM_CTX_DEFAULT ? pe : shr_ctx_world_pe(ctx, pe);
+}
+
+#define SHR_API_CHECK(_call) do { \
+        if (SHR_UNLIKELY(shr_g.check_gate)) { \
+            _call; \
+        } \
+    } while (0)
+
+/* ---- RMA ---- */
+static SHR_ALWAYS_INLINE void shr_api_put(const char *fn, shr_ctx_t *ctx, void *dest,
+                                          const void *src, size_t len, int pe)
+{
+    SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe));
+    shr_rma_put(ctx, dest, src, len, shr_api_world_pe(ctx, pe), false);
+}
+
+static SHR_ALWAYS_INLINE void shr_api_put_nbi(const char *fn, shr_ctx_t *ctx, void *dest,
+                                              const void *src, size_t len, int pe)
+{
+    SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe));
+    shr_rma_put(ctx, dest, src, len, shr_api_world_pe(ctx, pe), true);
+}
+
+static SHR_ALWAYS_INLINE void shr_api_p(const char *fn, shr_ctx_t *ctx, void *dest,
+                                        const void *value, size_t size, int pe)
+{
+    SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "value", value, size, pe));
+    shr_rma_put(ctx, dest, value, size, shr_api_world_pe(ctx, pe), false);
+}
+
+static SHR_ALWAYS_INLINE void shr_api_get(const char *fn, shr_ctx_t *ctx, void *dest,
+                                          const void *src, size_t len, int pe)
+{
+    SHR_API_CHECK(shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe));
+    shr_rma_get(ctx, dest, src, len, shr_api_world_pe(ctx, pe), false);
+}
+
+static SHR_ALWAYS_INLINE void shr_api_get_nbi(const char *fn, shr_ctx_t *ctx, void *dest,
+                                              const void *src, size_t len, int pe)
+{
+    SHR_API_CHECK(shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe));
+    shr_rma_get(ctx, dest, src, len, shr_api_world_pe(ctx, pe), true);
+}
+
+static SHR_ALWAYS_INLINE void shr_api_g(const char *fn, shr_ctx_t *ctx, void *value,
+                                        const void *src, size_t size, int pe)
+{
+    SHR_API_CHECK((shr_check_ctx_pe(fn, ctx, pe), shr_check_symmetric(fn, "source", src, size)));
+    shr_rma_get(ctx, value, src, size, shr_api_world_pe(ctx, pe), false);
+}
+
+static SHR_ALWAYS_INLINE void shr_api_iput(const char *fn, shr_ctx_t *ctx, void *dest,
+                                           const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                           size_t bsize, size_t nblocks, size_t elem, int pe)
+{
+    SHR_API_CHECK(shr_check_strided(fn, ctx, "dest", dest, dst, "source", src, sst, bsize,
+                                    nblocks, elem, pe));
+    shr_rma_iput(ctx, dest, src, dst, sst, bsize, nblocks, elem, shr_api_world_pe(ctx, pe));
+}
+
+static SHR_ALWAYS_INLINE void shr_api_iget(const char *fn, shr_ctx_t *ctx, void *dest,
+                                           const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                           size_t bsize, size_t nblocks, size_t elem, int pe)
+{
+    SHR_API_CHECK(shr_check_strided(fn, ctx, "source", src, sst, "dest", dest, dst, bsize,
+                                    nblocks, elem, pe));
+    shr_rma_iget(ctx, dest, src, dst, sst, bsize, nblocks, elem, shr_api_world_pe(ctx, pe));
+}
+
+/* ---- AMO: values as bit patterns of the operand width ---- */
+static SHR_ALWAYS_INLINE uint64_t shr_bits_of(const void *value, size_t size)
+{
+    if (size == 4) {
+        uint32_t bits;
+        memcpy(&bits, value, 4);
+        return bits;
+    }
+    uint64_t bits;
+    memcpy(&bits, value, 8);
+    return bits;
+}
+
+static SHR_ALWAYS_INLINE void shr_bits_to(void *value, uint64_t bits, size_t size)
+{
+    if (size == 4) {
+        uint32_t narrow = (uint32_t)bits;
+        memcpy(value, &narrow, 4);
+    } else {
+        memcpy(value, &bits, 8);
+    }
+}
+
+#define SHR_BITS(_type, _value) shr_bits_of(&(_type){(_value)}, sizeof(_type))
+#define SHR_RETURN_BITS(_type, _bits) \
+    _type result_; shr_bits_to(&result_, (_bits), sizeof(_type)); return result_
+
+static SHR_ALWAYS_INLINE uint64_t shr_api_amo(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op,
+                                              void *dest, uint64_t value, uint64_t cond,
+                                              size_t size, int pe)
+{
+    SHR_API_CHECK(shr_check_amo(fn, ctx, dest, size, pe));
+    return shr_amo(ctx, op, dest, value, cond, size, shr_api_world_pe(ctx, pe));
+}
+
+static SHR_ALWAYS_INLINE void shr_api_amo_nbi(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op,
+                                              void *fetch, void *dest, uint64_t value,
+                                              uint64_t cond, size_t size, int pe)
+{
+    SHR_API_CHECK((shr_check_amo(fn, ctx, dest, size, pe),
+                   shr_check_local(fn, "fetch", fetch, size)));
+    shr_amo_nbi(ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(ctx, pe));
+}
+
+/* ---- signals ---- */
+
+static SHR_ALWAYS_INLINE void shr_api_put_signal(const char *fn, shr_ctx_t *ctx, void *dest,
+                                                 const void *src, size_t len,
+                                                 uint64_t *sig_addr, uint64_t signal,
+                                                 int sig_op, int pe, bool nbi)
+{
+    SHR_API_CHECK((shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe),
+                   shr_check_signal(fn, ctx, sig_addr, sig_op, pe)));
+    int world_pe = shr_api_world_pe(ctx, pe);
+    shr_rma_put(ctx, dest, src, len, world_pe, nbi);
+    if (SHR_UNLIKELY(shr_g.seg[SHR_SEG_HEAP].peer_base[world_pe] == NULL)) {
+        shr_fence(ctx); /* remote: the signal must not overtake its data */
+    }
+    shr_signal(ctx, sig_addr, signal, sig_op, world_pe);
+}
+
+/* ---- point-to-point synchronisation ---- */
+
+static SHR_ALWAYS_INLINE void shr_api_wait_until(const char *fn, void *ivar, int cmp,
+                                                 const void *value, shr_dtype_t dt)
+{
+    SHR_API_CHECK(shr_check_wait(fn, ivar, 1, shr_dtype_size(dt), cmp));
+    shr_p2p_wait_until(ivar, cmp, value, dt);
+}
+
+static SHR_ALWAYS_INLINE int shr_api_test(const char *fn, void *ivar, int cmp,
+                                          const void *value, shr_dtype_t dt)
+{
+    SHR_API_CHECK(shr_check_wait(fn, ivar, 1, shr_dtype_size(dt), cmp));
+    if (SHR_UNLIKELY(shr_g.needs_progress)) {
+        shr_progress();
+    }
+    return shr_p2p_test(ivar, cmp, value, dt);
+}
+
+/* `vector_elem` is 0 when `values` is one value, the element size when it is
+ * one value per variable. */
+static inline size_t shr_api_wait_set(const char *fn, shr_wait_kind_t kind, void *ivars,
+                                      size_t nelems, size_t *indices, const int *status,
+                                      int cmp, const void *values, size_t vector_elem,
+                                      shr_dtype_t dt)
+{
+    SHR_API_CHECK(shr_check_wait(fn, ivars, nelems, shr_dtype_size(dt), cmp));
+    return shr_p2p_wait_set(kind, ivars, nelems, indices, status, cmp, values,
+                            vector_elem != 0, dt);
+}
+
+static inline size_t shr_api_test_set(const char *fn, shr_wait_kind_t kind, void *ivars,
+                                      size_t nelems, size_t *indices, const int *status,
+                                      int cmp, const void *values, size_t vector_elem,
+                                      shr_dtype_t dt)
+{
+    SHR_API_CHECK(shr_check_wait(fn, ivars, nelems, shr_dtype_size(dt), cmp));
+    return shr_p2p_test_set(kind, ivars, nelems, indices, status, cmp, values,
+                            vector_elem != 0, dt);
+}
+
+/* ---- collectives: out of line in src/api/coll.c (checks, then src/coll) ----
+ * Team forms return 0 on success.  `_aset` forms are the deprecated
+ * active-set ones (PE_start, logPE_stride, PE_size, pSync).  `len` is in
+ * bytes; alltoall(s) take an element count and the element size. */
+int shr_api_alltoall(const char *fn, shr_team_t *team, void *dest, const void *src,
+                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem);
+void shr_api_alltoall_aset(const char *fn, void *dest, const void *src, ptrdiff_t dst,
+                           ptrdiff_t sst, size_t nelems, size_t elem, int PE_start,
+                           int logPE_stride, int PE_size, long *pSync);
+int shr_api_broadcast(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
+                      int root);
+void shr_api_broadcast_aset(const char *fn, void *dest, const void *src, size_t len, int root,
+                            int PE_start, int logPE_stride, int PE_size, long *pSync);
+int shr_api_collect(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
+                    bool fixed);
+void shr_api_collect_aset(const char *fn, void *dest, const void *src, size_t len, bool fixed,
+                          int PE_start, int logPE_stride, int PE_size, long *pSync);
+int shr_api_reduce(const char *fn, shr_team_t *team, void *dest, const void *src,
+                   size_t nreduce, shr_dtype_t dt, shr_op_t op);
+void shr_api_reduce_aset(const char *fn, void *dest, const void *src, int nreduce,
+                         shr_dtype_t dt, shr_op_t op, int PE_start, int logPE_stride,
+                         int PE_size, void *pWrk, long *pSync);
+int shr_api_scan(const char *fn, shr_team_t *team, void *dest, const void *src, size_t nelems,
+                 shr_dtype_t dt, bool inclusive);
+
+#endif

@@ -1,0 +1,21 @@
+/* sync.c -- barrier_all and sync_all (spec 9.10.1, 9.10.4). */
+#include "api/api_inline.h"
+#include "coll/coll.h"
+
+void pshmem_barrier_all(void)
+{
+    SHR_API_CHECK(shr_check_init("shmem_barrier_all"));
+    shr_quiet(shr_ctx_default);
+    shr_coll_barrier(shr_team_world);
+}
+SHR_API_ALIAS(shmem_barrier_all)
+
+void pshmem_sync_all(void)
+{
+    SHR_API_CHECK(shr_check_init("shmem_sync_all"));
+    /* sync does not complete RMA; the fence keeps this PE's own stores
+     * ahead of the arrival flag, which the spec's examples rely on */
+    shr_fence_stores();
+    shr_coll_barrier(shr_team_world);
+}
+SHR_API_ALIAS(shmem_sync_all)

@@ -1,0 +1,115 @@
+/*
+ * amo_inline.h -- atomics and signals.  On this node an AMO is one CPU
+ * atomic on the peer's mapping; values travel as uint64_t bit patterns of
+ * the operand width (4 or 8 bytes), so float/double use the integer paths.
+ *
+ * Atomicity domain: every AMO on a location goes through the same kind of
+ * operation (CPU atomics here; the remote transport's own path for remote
+ * peers, see docs/architecture.md), whichever context issued it.
+ * Thread-safe.
+ */
+#ifndef SHR_AMO_INLINE_H
+#define SHR_AMO_INLINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/state.h"
+#include "core/team.h"
+
+typedef enum {
+    SHR_AMO_FETCH,
+    SHR_AMO_SET,
+    SHR_AMO_SWAP,
+    SHR_AMO_CSWAP,
+    SHR_AMO_ADD,
+    SHR_AMO_FETCH_ADD,
+    SHR_AMO_AND,
+    SHR_AMO_FETCH_AND,
+    SHR_AMO_OR,
+    SHR_AMO_FETCH_OR,
+    SHR_AMO_XOR,
+    SHR_AMO_FETCH_XOR
+} shr_amo_op_t;
+
+#define SHR_AMO_CASE_WIDTH(_type, _p, _op, _value, _cond) do { \
+        _type *q_ = (_type *)(_p), v_ = (_type)(_value), c_ = (_type)(_cond); \
+        switch (_op) { \
+        case SHR_AMO_FETCH:     return __atomic_load_n(q_, __ATOMIC_ACQUIRE); \
+        case SHR_AMO_SET:       __atomic_store_n(q_, v_, __ATOMIC_RELEASE); return 0; \
+        case SHR_AMO_SWAP:      return __atomic_exchange_n(q_, v_, __ATOMIC_SEQ_CST); \
+        case SHR_AMO_CSWAP: \
+            __atomic_compare_exchange_n(q_, &c_, v_, false, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); \
+            return c_; \
+        case SHR_AMO_ADD:       __atomic_fetch_add(q_, v_, __ATOMIC_SEQ_CST); return 0; \
+        case SHR_AMO_FETCH_ADD: return __atomic_fetch_add(q_, v_, __ATOMIC_SEQ_CST); \
+        case SHR_AMO_AND:       __atomic_fetch_and(q_, v_, __ATOMIC_SEQ_CST); return 0; \
+        case SHR_AMO_FETCH_AND: return __atomic_fetch_and(q_, v_, __ATOMIC_SEQ_CST); \
+        case SHR_AMO_OR:        __atomic_fetch_or(q_, v_, __ATOMIC_SEQ_CST); return 0; \
+        case SHR_AMO_FETCH_OR:  return __atomic_fetch_or(q_, v_, __ATOMIC_SEQ_CST); \
+        case SHR_AMO_XOR:       __atomic_fetch_xor(q_, v_, __ATOMIC_SEQ_CST); return 0; \
+        case SHR_AMO_FETCH_XOR: return __atomic_fetch_xor(q_, v_, __ATOMIC_SEQ_CST); \
+        } \
+        return 0; \
+    } while (0)
+
+/* The operation on memory this process can address. */
+static SHR_ALWAYS_INLINE uint64_t shr_amo_at(void *p, shr_amo_op_t op, uint64_t value,
+                                             uint64_t cond, size_t size)
+{
+    if (size == 4) {
+        SHR_AMO_CASE_WIDTH(uint32_t, p, op, value, cond);
+    }
+    SHR_AMO_CASE_WIDTH(uint64_t, p, op, value, cond);
+}
+
+/* Out of line: remote peer or invalid address. */
+SHR_COLD uint64_t shr_amo_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
+                               uint64_t cond, size_t size, int pe);
+
+/* Performs `op` on `size` bytes at symmetric `dest` of world PE `pe`;
+ * returns the old value for fetching operations. */
+static SHR_ALWAYS_INLINE uint64_t shr_amo(shr_ctx_t *ctx, shr_amo_op_t op, void *dest,
+                                          uint64_t value, uint64_t cond, size_t size, int pe)
+{
+    void *target = shr_ptr(dest, pe);
+
+    if (SHR_LIKELY(target != NULL)) {
+        return shr_amo_at(target, op, value, cond, size);
+    }
+    return shr_amo_slow(ctx, op, dest, value, cond, size, pe);
+}
+
+/* Nonblocking fetching AMO: the old value lands in *fetch (after quiet at
+ * the latest; on this node at once). */
+SHR_COLD void shr_amo_nbi_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest,
+                               uint64_t value, uint64_t cond, size_t size, int pe);
+
+static SHR_ALWAYS_INLINE void shr_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch,
+                                          void *dest, uint64_t value, uint64_t cond,
+                                          size_t size, int pe)
+{
+    void *target = shr_ptr(dest, pe);
+
+    if (SHR_LIKELY(target != NULL)) {
+        uint64_t old = shr_amo_at(target, op, value, cond, size);
+        if (size == 4) {
+            *(uint32_t *)fetch = (uint32_t)old;
+        } else {
+            *(uint64_t *)fetch = old;
+        }
+        return;
+    }
+    shr_amo_nbi_slow(ctx, op, fetch, dest, value, cond, size, pe);
+}
+
+/* Signal update (SHMEM_SIGNAL_SET or _ADD) ordered after every earlier
+ * store of this thread to `pe` (the data it announces). */
+static SHR_ALWAYS_INLINE void shr_signal(shr_ctx_t *ctx, uint64_t *sig_addr, uint64_t signal,
+                                         int sig_op, int pe)
+{
+    shr_amo(ctx, sig_op == SHMEM_SIGNAL_ADD ? SHR_AMO_ADD : SHR_AMO_SET, sig_addr, signal, 0,
+            sizeof(uint64_t), pe);
+}
+
+#endif

@@ -1,0 +1,161 @@
+/* check.c -- the argument checks (see check.h). */
+#include "core/check.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "core/state.h"
+#include "util/log.h"
+
+_Noreturn void shr_check_fail(const char *fn, const char *fmt, ...)
+{
+    char line[768];
+    int n = snprintf(line, sizeof(line), "%s: ", fn);
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+    va_end(ap);
+    shr_error("%s", line);
+    shr_fatal(SHR_CHECK_STATUS, line);
+}
+
+void shr_check_init(const char *fn)
+{
+    if (!shr_g.initialized) {
+        shr_check_fail(fn, "called %s; call shmem_init() first",
+                       shr_g.finalized ? "after shmem_finalize" : "before shmem_init");
+    }
+}
+
+static const char *team_name(const shr_team_t *team)
+{
+    if (team == shr_team_world) {
+        return "SHMEM_TEAM_WORLD";
+    }
+    return team == shr_team_shared ? "SHMEM_TEAM_SHARED" : "the context's team";
+}
+
+void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
+{
+    shr_check_init(fn);
+    if (ctx == SHMEM_CTX_INVALID) {
+        shr_check_fail(fn, "ctx is SHMEM_CTX_INVALID; pass a context from shmem_ctx_create "
+                           "or SHMEM_CTX_DEFAULT");
+    }
+    if (ctx->team == NULL) {
+        shr_check_fail(fn, "ctx %p is not a live context (destroyed or never created)",
+                       (void *)ctx);
+    }
+    if (pe < 0 || pe >= ctx->team->n_pes) {
+        shr_check_fail(fn, "pe is %d, valid range 0..%d of %s", pe, ctx->team->n_pes - 1,
+                       team_name(ctx->team));
+    }
+}
+
+void shr_check_symmetric(const char *fn, const char *what, const void *addr, size_t len)
+{
+    char extent[96] = "";
+
+    if (len == 0 || shr_addr_is_user_symmetric(addr, len)) {
+        return;
+    }
+    if (shr_addr_is_user_symmetric(addr, 1)) {
+        snprintf(extent, sizeof(extent), " (its %zu bytes run past the end of the segment)", len);
+        shr_check_fail(fn, "%s %p is not symmetric%s; keep transfers inside one symmetric "
+                           "object", what, addr, extent);
+    }
+    shr_check_fail(fn, "%s %p is not a symmetric address (neither in the symmetric heap nor "
+                       "a global or static variable of the program); allocate it with "
+                       "shmem_malloc or make it a global variable", what, addr);
+}
+
+void shr_check_local(const char *fn, const char *what, const void *addr, size_t len)
+{
+    if (len != 0 && addr == NULL) {
+        shr_check_fail(fn, "%s is NULL for a transfer of %zu bytes", what, len);
+    }
+}
+
+void shr_check_aligned(const char *fn, const char *what, const void *addr, size_t align)
+{
+    if ((uintptr_t)addr % align != 0) {
+        shr_check_fail(fn, "%s %p is not aligned to %zu bytes as its type requires", what, addr,
+                       align);
+    }
+}
+
+void shr_check_cmp(const char *fn, int cmp)
+{
+    if (cmp < SHMEM_CMP_EQ || cmp > SHMEM_CMP_LE) {
+        shr_check_fail(fn, "cmp is %d; use one of SHMEM_CMP_EQ, _NE, _GT, _GE, _LT, _LE", cmp);
+    }
+}
+
+void shr_check_team(const char *fn, shr_team_t *team)
+{
+    shr_check_init(fn);
+    if (team == SHMEM_TEAM_INVALID) {
+        shr_check_fail(fn, "team is SHMEM_TEAM_INVALID; a PE that is not a member of a team "
+                           "must not call its collectives");
+    }
+    if (team->n_pes <= 0) {
+        shr_check_fail(fn, "team %p is not a live team (destroyed or never created)",
+                       (void *)team);
+    }
+}
+
+void shr_check_rma(const char *fn, shr_ctx_t *ctx, const char *remote_name, const void *remote,
+                   const char *local_name, const void *local, size_t len, int pe)
+{
+    shr_check_ctx_pe(fn, ctx, pe);
+    shr_check_symmetric(fn, remote_name, remote, len);
+    shr_check_local(fn, local_name, local, len);
+}
+
+void shr_check_strided(const char *fn, shr_ctx_t *ctx, const char *remote_name,
+                       const void *remote, ptrdiff_t rstride, const char *local_name,
+                       const void *local, ptrdiff_t lstride, size_t bsize, size_t nblocks,
+                       size_t elem, int pe)
+{
+    shr_check_ctx_pe(fn, ctx, pe);
+    if (nblocks == 0 || bsize == 0) {
+        return;
+    }
+    if (rstride < 1 || lstride < 1) {
+        shr_check_fail(fn, "strides must be at least 1 element (got %td and %td)", rstride,
+                       lstride);
+    }
+    if (bsize > 1 && ((size_t)rstride < bsize || (size_t)lstride < bsize)) {
+        shr_check_fail(fn, "strides (%td, %td) must be at least the block size %zu", rstride,
+                       lstride, bsize);
+    }
+    size_t span = ((nblocks - 1) * (size_t)rstride + bsize) * elem;
+    shr_check_symmetric(fn, remote_name, remote, span);
+    shr_check_local(fn, local_name, local, span);
+}
+
+void shr_check_amo(const char *fn, shr_ctx_t *ctx, const void *dest, size_t size, int pe)
+{
+    shr_check_ctx_pe(fn, ctx, pe);
+    shr_check_symmetric(fn, "dest", dest, size);
+    shr_check_aligned(fn, "dest", dest, size);
+}
+
+void shr_check_signal(const char *fn, shr_ctx_t *ctx, const uint64_t *sig_addr, int sig_op,
+                      int pe)
+{
+    shr_check_amo(fn, ctx, sig_addr, sizeof(uint64_t), pe);
+    if (sig_op != SHMEM_SIGNAL_SET && sig_op != SHMEM_SIGNAL_ADD) {
+        shr_check_fail(fn, "sig_op is %d; use SHMEM_SIGNAL_SET or SHMEM_SIGNAL_ADD", sig_op);
+    }
+}
+
+void shr_check_wait(const char *fn, const void *ivars, size_t nelems, size_t size, int cmp)
+{
+    shr_check_init(fn);
+    shr_check_cmp(fn, cmp);
+    shr_check_symmetric(fn, "ivar", ivars, nelems * size);
+    shr_check_aligned(fn, "ivar", ivars, size);
+}

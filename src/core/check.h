@@ -1,0 +1,56 @@
+/*
+ * check.h -- argument checks of the public routines.  Compiled into every
+ * build and gated at run time by shr_g.check_gate (SHMEM_DEBUG=1 or
+ * SHIMMER_CHECKS=1; always on before init and after finalize, so a call
+ * there is reported instead of crashing).  A failed check logs one line
+ * naming the routine, the argument, the bad value and the fix, then ends
+ * the job (status 1).  All are cold and thread-safe.
+ */
+#ifndef SHR_CHECK_H
+#define SHR_CHECK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/team.h"
+#include "util/compiler.h"
+
+#define SHR_CHECK_STATUS 1
+
+/* The library is initialized. */
+SHR_COLD void shr_check_init(const char *fn);
+/* ctx is a live context; pe is a PE number of its team.  Returns the world PE. */
+SHR_COLD void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe);
+/* [addr, addr+len) is symmetric memory the user may name (`what` = the
+ * parameter's name); len 0 accepts anything. */
+SHR_COLD void shr_check_symmetric(const char *fn, const char *what, const void *addr, size_t len);
+/* A local buffer of len bytes: not NULL unless len is 0. */
+SHR_COLD void shr_check_local(const char *fn, const char *what, const void *addr, size_t len);
+/* addr is aligned to `align` bytes. */
+SHR_COLD void shr_check_aligned(const char *fn, const char *what, const void *addr, size_t align);
+/* cmp is one of SHMEM_CMP_*. */
+SHR_COLD void shr_check_cmp(const char *fn, int cmp);
+/* team is a valid team handle (not SHMEM_TEAM_INVALID). */
+SHR_COLD void shr_check_team(const char *fn, shr_team_t *team);
+
+/* Reports a user error and ends the job.  `fn` is the routine. */
+SHR_COLD _Noreturn void shr_check_fail(const char *fn, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* Composite checks used by the API layer. */
+SHR_COLD void shr_check_rma(const char *fn, shr_ctx_t *ctx, const char *remote_name,
+                            const void *remote, const char *local_name, const void *local,
+                            size_t len, int pe);
+SHR_COLD void shr_check_strided(const char *fn, shr_ctx_t *ctx, const char *remote_name,
+                                const void *remote, ptrdiff_t rstride, const char *local_name,
+                                const void *local, ptrdiff_t lstride, size_t bsize,
+                                size_t nblocks, size_t elem, int pe);
+SHR_COLD void shr_check_signal(const char *fn, shr_ctx_t *ctx, const uint64_t *sig_addr,
+                               int sig_op, int pe);
+/* Local wait variables: symmetric (a peer updates them), aligned, valid cmp. */
+SHR_COLD void shr_check_wait(const char *fn, const void *ivars, size_t nelems, size_t size,
+                             int cmp);
+SHR_COLD void shr_check_amo(const char *fn, shr_ctx_t *ctx, const void *dest, size_t size,
+                            int pe);
+
+#endif

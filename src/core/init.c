@@ -1,0 +1,427 @@
+/*
+ * init.c -- bringing a PE up and down: configuration, bootstrap, the
+ * symmetric segments, the peer table, teams.  The order of init is the
+ * reverse of finalize; both are collective over all PEs.
+ */
+#include "core/state.h"
+
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <shmem_defs.h>
+
+#include "boot/boot.h"
+#include "coll/coll.h"
+#include "core/env.h"
+#include "core/rma_inline.h"
+#include "core/team.h"
+#include "transport/shm/shm.h"
+#include "util/log.h"
+#include "util/str.h"
+
+/* Checks are on until init has read the configuration, so a routine called
+ * before shmem_init is reported instead of crashing. */
+shr_state_t shr_g = {.check_gate = 1, .wait_spin = 64};
+
+/* What every PE tells the others at init (one allgather). */
+typedef struct pe_card {
+    uint64_t node_id;           /* same value = same node: may share memory */
+    int cores;                  /* CPUs this PE may run on */
+    char host[64];
+    size_t heap_size, internal_size;
+    size_t data_size;           /* 0: global variables not shared */
+    shr_shm_seg_addr_t heap, data;
+} pe_card_t;
+
+static shr_shm_seg_t my_heap = {.fd = -1};
+static shr_shm_seg_t my_data = {.fd = -1};
+
+static uint64_t fnv1a(uint64_t hash, const char *text)
+{
+    for (; *text != '\0'; text++) {
+        hash = (hash ^ (unsigned char)*text) * 0x100000001b3ull;
+    }
+    return hash;
+}
+
+/* Host name plus kernel boot id: network-namespace "hosts" on one machine
+ * have their own names (and must talk over the network), real machines
+ * have their own boot ids. */
+static uint64_t node_identity(void)
+{
+    char boot_id[64] = "";
+    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+
+    if (fd >= 0) {
+        ssize_t n = read(fd, boot_id, sizeof(boot_id) - 1);
+        boot_id[n > 0 ? n : 0] = '\0';
+        close(fd);
+    }
+    return fnv1a(fnv1a(0xcbf29ce484222325ull, shr_g.host), boot_id);
+}
+
+static size_t page_round(size_t bytes)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (bytes + page - 1) & ~(page - 1);
+}
+
+static void configure_logging(void)
+{
+    unsigned cats;
+
+    shr_log_level = shr_config.debug && shr_config.log_level < SHR_LOG_DEBUG ? SHR_LOG_DEBUG
+                                                                             : shr_config.log_level;
+    if (shr_log_parse_cats(shr_config.log_categories, &cats)) {
+        shr_log_cats = cats;
+    } else {
+        shr_warn("SHIMMER_LOG_CATEGORIES=%s names an unknown category; logging all",
+                 shr_config.log_categories);
+    }
+    if (shr_config.log_file[0] != '\0') {
+        shr_log_set_file(shr_config.log_file);
+    }
+}
+
+/* Maps every peer of this node; the peer table is the product of init. */
+static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
+{
+    const pe_card_t *me = &cards[shr_g.my_pe];
+
+    for (int s = 0; s < SHR_SEG_COUNT; s++) {
+        shr_g.seg[s].peer_base = calloc((size_t)shr_g.n_pes, sizeof(char *));
+        if (shr_g.seg[s].peer_base == NULL) {
+            shr_error("%s: out of memory for the peer table of %d PEs", routine, shr_g.n_pes);
+            return SHR_ERR_NO_MEMORY;
+        }
+    }
+    shr_g.local_pes = calloc((size_t)shr_g.n_pes, sizeof(int));
+    if (shr_g.local_pes == NULL) {
+        return SHR_ERR_NO_MEMORY;
+    }
+    shr_g.n_local = 0;
+    for (int pe = 0; pe < shr_g.n_pes; pe++) {
+        const pe_card_t *card = &cards[pe];
+        void *base;
+
+        if (card->node_id != me->node_id) {
+            continue;
+        }
+        if (pe == shr_g.my_pe) {
+            shr_g.local_rank = shr_g.n_local;
+            shr_g.seg[SHR_SEG_HEAP].peer_base[pe] = my_heap.base;
+            shr_g.seg[SHR_SEG_DATA].peer_base[pe] = my_data.base;
+        } else {
+            shr_status_t status = shr_shm_seg_map_peer(&card->heap, routine, &base);
+            if (status != SHR_OK) {
+                return status;
+            }
+            shr_g.seg[SHR_SEG_HEAP].peer_base[pe] = base;
+            if (card->data_size != 0) {
+                status = shr_shm_seg_map_peer(&card->data, routine, &base);
+                if (status != SHR_OK) {
+                    return status;
+                }
+                shr_g.seg[SHR_SEG_DATA].peer_base[pe] = base;
+            }
+        }
+        shr_g.local_pes[shr_g.n_local++] = pe;
+    }
+    /* every PE computes the same answer from the same cards */
+    shr_g.oversubscribed = false;
+    for (int pe = 0; pe < shr_g.n_pes; pe++) {
+        int on_node = 0;
+        for (int peer = 0; peer < shr_g.n_pes; peer++) {
+            on_node += cards[peer].node_id == cards[pe].node_id;
+        }
+        shr_g.oversubscribed |= on_node > cards[pe].cores;
+    }
+    return SHR_OK;
+}
+
+static void unmap_peers(void)
+{
+    for (int s = 0; s < SHR_SEG_COUNT; s++) {
+        if (shr_g.seg[s].peer_base == NULL) {
+            continue;
+        }
+        for (int pe = 0; pe < shr_g.n_pes; pe++) {
+            if (pe != shr_g.my_pe) {
+                shr_shm_seg_unmap_peer(shr_g.seg[s].peer_base[pe], shr_g.seg[s].size);
+            }
+        }
+        free(shr_g.seg[s].peer_base);
+        shr_g.seg[s].peer_base = NULL;
+    }
+    free(shr_g.local_pes);
+    shr_g.local_pes = NULL;
+}
+
+/* Every PE must see the same symmetric layout; a mismatch means different
+ * environments or different executables. */
+static shr_status_t check_agreement(const pe_card_t *cards, const char *routine)
+{
+    const pe_card_t *me = &cards[shr_g.my_pe];
+    char a[32], b[32];
+
+    for (int pe = 0; pe < shr_g.n_pes; pe++) {
+        if (cards[pe].heap_size != me->heap_size ||
+            cards[pe].internal_size != me->internal_size) {
+            shr_error("%s: PE %d has a symmetric heap of %s but PE %d has %s; give every PE "
+                      "the same SHMEM_SYMMETRIC_SIZE and SHIMMER_INTERNAL_HEAP_SIZE", routine,
+                      pe, shr_str_from_size(cards[pe].heap_size, a, sizeof(a)), shr_g.my_pe,
+                      shr_str_from_size(me->heap_size, b, sizeof(b)));
+            return SHR_ERR_MISMATCH;
+        }
+        if (cards[pe].data_size != me->data_size) {
+            shr_error("%s: PE %d's global variables take %zu bytes but PE %d's take %zu; every "
+                      "PE must run the same executable (or set SHIMMER_DATA_SEGMENT=0 on all)",
+                      routine, pe, cards[pe].data_size, shr_g.my_pe, me->data_size);
+            return SHR_ERR_MISMATCH;
+        }
+    }
+    return SHR_OK;
+}
+
+static shr_status_t create_segments(pe_card_t *card, const char *routine)
+{
+    shr_status_t status;
+
+    shr_g.internal_size = page_round(shr_config.internal_heap_size);
+    shr_g.user_heap_size = page_round(shr_config.symmetric_size);
+    size_t total = shr_g.internal_size + shr_g.user_heap_size;
+    /* peers are not known yet; the node's PE count bounds a file-backed
+     * directory's needs (one PE per core is the common layout) */
+    int node_pes = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    if (node_pes > shr_g.n_pes || node_pes < 1) {
+        node_pes = shr_g.n_pes;
+    }
+    status = shr_shm_seg_create(shr_config.shm_backing == SHR_SHM_BACKING_FILE ? SHR_SHM_FILE
+                                                                                : SHR_SHM_MEMFD,
+                                shr_config.shm_dir, total, node_pes, "symmetric heap", routine,
+                                &my_heap);
+    if (status != SHR_OK) {
+        return status;
+    }
+    shr_g.seg[SHR_SEG_HEAP].base = (uintptr_t)my_heap.base;
+    shr_g.seg[SHR_SEG_HEAP].size = total;
+    shr_g.user_heap_base = (uintptr_t)my_heap.base + shr_g.internal_size;
+    card->heap = my_heap.addr;
+    card->heap_size = shr_g.user_heap_size;
+    card->internal_size = shr_g.internal_size;
+
+    if (shr_config.data_segment) {
+        status = shr_shm_data_attach(routine, &my_data);
+        if (status == SHR_OK) {
+            shr_g.seg[SHR_SEG_DATA].base = (uintptr_t)my_data.base;
+            shr_g.seg[SHR_SEG_DATA].size = my_data.size;
+            card->data = my_data.addr;
+            card->data_size = my_data.size;
+        } else if (status != SHR_ERR_UNSUPPORTED) {
+            return status;
+        }
+    }
+    return SHR_OK;
+}
+
+/* CPUs this process may run on (affinity mask, as a launcher may bind). */
+static int cpu_count(void)
+{
+    cpu_set_t set;
+
+    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
+        return CPU_COUNT(&set);
+    }
+    return (int)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+static unsigned auto_wait_spin(void)
+{
+    if (shr_config.wait_spin >= 0) {
+        return (unsigned)shr_config.wait_spin;
+    }
+    /* with a core each, spinning hands off fastest; oversubscribed, the
+     * writer we wait for may need our core: yield almost at once */
+    return shr_g.oversubscribed ? 16 : 4096;
+}
+
+static void at_exit_finalize(void)
+{
+    /* start_pes programs need no shmem_finalize; others get the same grace */
+    while (shr_g.initialized) {
+        shr_finalize("exit");
+    }
+}
+
+static void print_banner(void)
+{
+    if (shr_g.my_pe != 0) {
+        return;
+    }
+    if (shr_config.version || shr_config.info) {
+        printf("%s (OpenSHMEM %d.%d), bootstrap %s, %d PE(s)\n", SHMEM_VENDOR_STRING,
+               SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION, shr_boot_kind_name(), shr_g.n_pes);
+    }
+    if (shr_config.info) {
+        shr_env_print(stdout);
+    }
+    fflush(stdout);
+}
+
+shr_status_t shr_init(int requested, int *provided_p, const char *routine)
+{
+    static bool exit_hook;
+    pe_card_t card, *cards = NULL;
+    shr_status_t status;
+    int rank, size;
+
+    if (shr_g.initialized) {
+        shr_g.init_count++;
+        *provided_p = shr_g.thread_level;
+        return SHR_OK;
+    }
+    status = shr_env_load(routine);
+    if (status != SHR_OK) {
+        return status;
+    }
+    configure_logging();
+    status = shr_boot_init(&rank, &size);
+    if (status != SHR_OK) {
+        shr_error("%s: cannot join the job: %s", routine, shr_status_string(status));
+        return status;
+    }
+    shr_g.my_pe = rank;
+    shr_g.n_pes = size;
+    gethostname(shr_g.host, sizeof(shr_g.host) - 1);
+    shr_log_set_identity(rank, shr_g.host);
+
+    memset(&card, 0, sizeof(card));
+    snprintf(card.host, sizeof(card.host), "%s", shr_g.host);
+    card.node_id = node_identity();
+    card.cores = cpu_count();
+    status = create_segments(&card, routine);
+    if (status != SHR_OK) {
+        goto err_boot;
+    }
+    cards = calloc((size_t)size, sizeof(*cards));
+    if (cards == NULL) {
+        status = SHR_ERR_NO_MEMORY;
+        goto err_segments;
+    }
+    status = shr_boot_allgather(&card, cards, sizeof(card));
+    if (status != SHR_OK) {
+        goto err_segments;
+    }
+    status = check_agreement(cards, routine);
+    if (status == SHR_OK) {
+        status = map_peers(cards, routine);
+    }
+    free(cards);
+    if (status != SHR_OK) {
+        goto err_peers;
+    }
+    /* every peer holds its mappings now: names and descriptors can go */
+    status = shr_boot_barrier();
+    if (status != SHR_OK) {
+        goto err_peers;
+    }
+    shr_shm_seg_unlink(&my_heap);
+
+    status = shr_heap_init(&shr_g.internal_heap, shr_g.internal_size);
+    if (status == SHR_OK) {
+        status = shr_heap_init(&shr_g.user_heap, shr_g.user_heap_size);
+    }
+    size_t offset;
+    if (status == SHR_OK) {
+        status = shr_heap_alloc(&shr_g.internal_heap, SHR_CHECK_SCRATCH, 64, &offset);
+        shr_g.check_scratch = (void *)(shr_g.seg[SHR_SEG_HEAP].base + offset);
+    }
+    if (status != SHR_OK) {
+        shr_error("%s: out of memory for the heap bookkeeping", routine);
+        goto err_peers;
+    }
+    shr_g.wait_spin = auto_wait_spin();
+    shr_g.thread_level = requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
+                                                          : requested < SHMEM_THREAD_SINGLE
+                                                                ? SHMEM_THREAD_SINGLE
+                                                                : requested;
+    shr_g.init_thread = (pid_t)syscall(SYS_gettid);
+    status = shr_team_init(routine);
+    if (status != SHR_OK) {
+        goto err_heaps;
+    }
+    shr_g.checks = shr_config.checks < 0 ? shr_config.debug : shr_config.checks;
+    shr_g.initialized = true;
+    shr_g.finalized = false;
+    shr_g.init_count = 1;
+    shr_g.check_gate = shr_g.checks;
+    if (!exit_hook) {
+        atexit(at_exit_finalize);
+        exit_hook = true;
+    }
+    print_banner();
+    shr_coll_barrier(shr_team_world);
+    *provided_p = shr_g.thread_level;
+    return SHR_OK;
+
+err_heaps:
+    shr_heap_fini(&shr_g.user_heap);
+    shr_heap_fini(&shr_g.internal_heap);
+err_peers:
+    unmap_peers();
+err_segments:
+    shr_shm_seg_destroy(&my_heap);
+err_boot:
+    shr_boot_fini();
+    return status;
+}
+
+void shr_finalize(const char *routine)
+{
+    (void)routine;
+    if (!shr_g.initialized) {
+        return;
+    }
+    if (--shr_g.init_count > 0) {
+        /* not the last of a series of init/finalize: behaves as barrier_all */
+        shr_quiet(shr_ctx_default);
+        shr_coll_barrier(shr_team_world);
+        return;
+    }
+    shr_quiet(shr_ctx_default);
+    /* nobody may touch our memory once we start releasing it */
+    shr_coll_barrier(shr_team_world);
+    shr_team_fini();
+    shr_g.check_gate = 1;
+    shr_g.initialized = false;
+    shr_g.finalized = true;
+    shr_heap_fini(&shr_g.user_heap);
+    shr_heap_fini(&shr_g.internal_heap);
+    unmap_peers();
+    shr_shm_seg_destroy(&my_heap);
+    memset(shr_g.seg, 0, sizeof(shr_g.seg));
+    fflush(NULL);
+    shr_boot_fini();
+}
+
+bool shr_addr_is_user_symmetric(const void *addr, size_t len)
+{
+    uintptr_t a = (uintptr_t)addr;
+    const shr_seg_t *data = &shr_g.seg[SHR_SEG_DATA];
+
+    if (a - shr_g.user_heap_base < shr_g.user_heap_size &&
+        len <= shr_g.user_heap_size - (a - shr_g.user_heap_base)) {
+        return true;
+    }
+    return a - data->base < data->size && len <= data->size - (a - data->base);
+}
+
+_Noreturn void shr_fatal(int status, const char *reason)
+{
+    shr_boot_abort(status, reason);
+}

@@ -1,0 +1,29 @@
+/*
+ * remote.h -- operations on PEs that are not load/store reachable.  The
+ * core's slow paths call these; the remote transport (transport/ucx)
+ * implements them.  Without one, every call reports the PE as unreachable.
+ *
+ * Addresses are the caller's symmetric addresses; `pe` is a world PE.
+ * Thread-safety follows the context (SHMEM_CTX_PRIVATE/SERIALIZED).
+ */
+#ifndef SHR_REMOTE_H
+#define SHR_REMOTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/amo_inline.h"
+#include "core/team.h"
+
+void shr_remote_put(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi);
+void shr_remote_get(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi);
+uint64_t shr_remote_amo(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
+                        uint64_t cond, size_t size, int pe);
+void shr_remote_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest,
+                        uint64_t value, uint64_t cond, size_t size, int pe);
+void shr_remote_fence(shr_ctx_t *ctx);
+void shr_remote_quiet(shr_ctx_t *ctx, const int *pes, size_t npes);
+void shr_remote_progress(void);
+
+#endif

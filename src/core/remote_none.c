@@ -1,0 +1,58 @@
+/* remote_none.c -- the remote operations of a build without a remote
+ * transport: every PE must be load/store reachable. */
+#include "core/remote.h"
+
+#include <stdio.h>
+
+#include "core/state.h"
+#include "util/log.h"
+
+static _Noreturn void unreachable(int pe)
+{
+    char line[256];
+    snprintf(line, sizeof(line), "PE %d is on another node but this Shimmer was built without "
+             "a remote transport; rebuild with UCX (libucx-dev) or run every PE on one node",
+             pe);
+    shr_error("%s", line);
+    shr_fatal(1, line);
+}
+
+void shr_remote_put(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
+{
+    (void)ctx, (void)dest, (void)src, (void)len, (void)nbi;
+    unreachable(pe);
+}
+
+void shr_remote_get(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
+{
+    (void)ctx, (void)dest, (void)src, (void)len, (void)nbi;
+    unreachable(pe);
+}
+
+uint64_t shr_remote_amo(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
+                        uint64_t cond, size_t size, int pe)
+{
+    (void)ctx, (void)op, (void)dest, (void)value, (void)cond, (void)size;
+    unreachable(pe);
+}
+
+void shr_remote_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest,
+                        uint64_t value, uint64_t cond, size_t size, int pe)
+{
+    (void)ctx, (void)op, (void)fetch, (void)dest, (void)value, (void)cond, (void)size;
+    unreachable(pe);
+}
+
+void shr_remote_fence(shr_ctx_t *ctx)
+{
+    (void)ctx;
+}
+
+void shr_remote_quiet(shr_ctx_t *ctx, const int *pes, size_t npes)
+{
+    (void)ctx, (void)pes, (void)npes;
+}
+
+void shr_remote_progress(void)
+{
+}

@@ -1,0 +1,99 @@
+/*
+ * rma.c -- the out-of-line half of RMA and AMO: zero-length transfers,
+ * invalid addresses (diagnosed here even with checks off, since this path
+ * costs the fast path nothing), and remote peers.
+ */
+#include "core/amo_inline.h"
+#include "core/check.h"
+#include "core/remote.h"
+#include "core/rma_inline.h"
+
+/* A symmetric address whose peer is not mapped is remote; anything else is
+ * a user error. */
+static void require_symmetric(const char *what, const void *addr, size_t len)
+{
+    if (shr_seg_find(addr, len) < 0) {
+        shr_check_fail("shmem", "%s %p is not a symmetric address (neither in the symmetric "
+                       "heap nor a global or static variable of the program); allocate it "
+                       "with shmem_malloc or make it a global variable (SHMEM_DEBUG=1 names "
+                       "the routine)", what, addr);
+    }
+}
+
+void shr_rma_put_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
+{
+    if (len == 0) {
+        return;
+    }
+    require_symmetric("dest", dest, len);
+    shr_remote_put(ctx, dest, src, len, pe, nbi);
+}
+
+void shr_rma_get_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
+{
+    if (len == 0) {
+        return;
+    }
+    require_symmetric("source", src, len);
+    shr_remote_get(ctx, dest, src, len, pe, nbi);
+}
+
+void shr_rma_iput_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                       size_t bsize, size_t nblocks, size_t elem, int pe)
+{
+    for (size_t i = 0; i < nblocks; i++) {
+        shr_rma_put_slow(ctx, (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
+                         (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elem, bsize * elem,
+                         pe, true);
+    }
+    shr_remote_quiet(ctx, &pe, 1); /* blocking: source reusable on return */
+}
+
+void shr_rma_iget_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                       size_t bsize, size_t nblocks, size_t elem, int pe)
+{
+    for (size_t i = 0; i < nblocks; i++) {
+        shr_rma_get_slow(ctx, (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
+                         (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elem, bsize * elem,
+                         pe, true);
+    }
+    shr_remote_quiet(ctx, &pe, 1); /* blocking: data in dest on return */
+}
+
+uint64_t shr_amo_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value, uint64_t cond,
+                      size_t size, int pe)
+{
+    require_symmetric("dest", dest, size);
+    return shr_remote_amo(ctx, op, dest, value, cond, size, pe);
+}
+
+void shr_amo_nbi_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, uint64_t value,
+                      uint64_t cond, size_t size, int pe)
+{
+    require_symmetric("dest", dest, size);
+    shr_remote_amo_nbi(ctx, op, fetch, dest, value, cond, size, pe);
+}
+
+void shr_fence(shr_ctx_t *ctx)
+{
+    shr_fence_stores();
+    if (shr_g.needs_progress) {
+        shr_remote_fence(ctx);
+    }
+}
+
+void shr_quiet(shr_ctx_t *ctx)
+{
+    shr_fence_full();
+    if (shr_g.needs_progress) {
+        shr_remote_quiet(ctx, NULL, 0);
+    }
+}
+
+void shr_quiet_pes(shr_ctx_t *ctx, const int *pes, size_t npes)
+{
+    shr_fence_full();
+    if (shr_g.needs_progress) {
+        shr_remote_quiet(ctx, pes, npes);
+    }
+}

@@ -1,0 +1,102 @@
+/*
+ * rma_inline.h -- THE fast path of put and get: a peer on this node is an
+ * address translation plus memcpy; anything else leaves through a cold
+ * out-of-line function (remote transport, or a diagnosis of bad input).
+ *
+ * Contract for all: `pe` is a world PE number, addresses are symmetric
+ * addresses of the caller (dest for puts, source for gets), sizes in bytes.
+ * Thread-safe: no state is written.
+ */
+#ifndef SHR_RMA_INLINE_H
+#define SHR_RMA_INLINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "core/state.h"
+#include "core/team.h"
+
+/* Out of line: remote peer, zero length, or invalid address. */
+SHR_COLD void shr_rma_put_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                               int pe, bool nbi);
+SHR_COLD void shr_rma_get_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                               int pe, bool nbi);
+SHR_COLD void shr_rma_iput_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t dst,
+                                ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem,
+                                int pe);
+SHR_COLD void shr_rma_iget_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t dst,
+                                ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem,
+                                int pe);
+
+static SHR_ALWAYS_INLINE void shr_rma_put(shr_ctx_t *ctx, void *dest, const void *src,
+                                          size_t len, int pe, bool nbi)
+{
+    void *target = shr_ptr(dest, pe);
+
+    if (SHR_LIKELY(target != NULL)) {
+        memcpy(target, src, len);
+        return;
+    }
+    shr_rma_put_slow(ctx, dest, src, len, pe, nbi);
+}
+
+static SHR_ALWAYS_INLINE void shr_rma_get(shr_ctx_t *ctx, void *dest, const void *src,
+                                          size_t len, int pe, bool nbi)
+{
+    const void *origin = shr_ptr(src, pe);
+
+    if (SHR_LIKELY(origin != NULL)) {
+        memcpy(dest, origin, len);
+        return;
+    }
+    shr_rma_get_slow(ctx, dest, src, len, pe, nbi);
+}
+
+/* Copies nblocks blocks of bsize elements of `elem` bytes; block i starts at
+ * element i*dst of dest and i*sst of src (strides in elements).  iput is
+ * bsize 1.  The loop is shared by puts and gets on mapped memory. */
+static SHR_ALWAYS_INLINE void shr_rma_strided_copy(char *dest, const char *src, ptrdiff_t dst,
+                                                   ptrdiff_t sst, size_t bsize, size_t nblocks,
+                                                   size_t elem)
+{
+    for (size_t i = 0; i < nblocks; i++) {
+        memcpy(dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
+               src + (ptrdiff_t)i * sst * (ptrdiff_t)elem, bsize * elem);
+    }
+}
+
+static SHR_ALWAYS_INLINE void shr_rma_iput(shr_ctx_t *ctx, void *dest, const void *src,
+                                           ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
+                                           size_t nblocks, size_t elem, int pe)
+{
+    char *target = shr_ptr(dest, pe);
+
+    if (SHR_LIKELY(target != NULL)) {
+        shr_rma_strided_copy(target, src, dst, sst, bsize, nblocks, elem);
+        return;
+    }
+    shr_rma_iput_slow(ctx, dest, src, dst, sst, bsize, nblocks, elem, pe);
+}
+
+static SHR_ALWAYS_INLINE void shr_rma_iget(shr_ctx_t *ctx, void *dest, const void *src,
+                                           ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
+                                           size_t nblocks, size_t elem, int pe)
+{
+    const char *origin = shr_ptr(src, pe);
+
+    if (SHR_LIKELY(origin != NULL)) {
+        shr_rma_strided_copy(dest, origin, dst, sst, bsize, nblocks, elem);
+        return;
+    }
+    shr_rma_iget_slow(ctx, dest, src, dst, sst, bsize, nblocks, elem, pe);
+}
+
+/* fence and quiet for `ctx`; `pes` (may be NULL = all) limits quiet to those
+ * world PEs.  Shared memory needs only CPU fences; remote transports flush.
+ * core/ordering.c. */
+void shr_fence(shr_ctx_t *ctx);
+void shr_quiet(shr_ctx_t *ctx);
+void shr_quiet_pes(shr_ctx_t *ctx, const int *pes, size_t npes);
+
+#endif

@@ -1,0 +1,110 @@
+/*
+ * state.h -- process-wide state of one PE: identity, the symmetric segments
+ * and how every other PE's copy of them is reached.
+ *
+ * The fields read by every RMA/AMO call come first and fit in one cache line.
+ * Everything here is written during init/finalize only (serialised), so
+ * readers need no locks.
+ */
+#ifndef SHR_STATE_H
+#define SHR_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/heap.h"
+#include "util/compiler.h"
+#include "util/status.h"
+
+/* A symmetric segment: same size and layout on every PE. */
+typedef struct shr_seg {
+    uintptr_t base;   /* where this PE's own copy starts */
+    size_t size;      /* bytes */
+    char **peer_base; /* [n_pes] where each PE's copy is mapped here; NULL = not
+                         load/store reachable (another node) */
+} shr_seg_t;
+
+typedef enum { SHR_SEG_HEAP, SHR_SEG_DATA, SHR_SEG_COUNT } shr_seg_id_t;
+
+typedef struct shr_state {
+    /* ---- hot: read on every call ---- */
+    int check_gate;      /* run argument checks (always on before init/after finalize) */
+    int my_pe;
+    int n_pes;
+    int needs_progress;  /* some peer is remote: waits must drive the transport */
+    unsigned wait_spin;  /* pauses before a waiter starts yielding */
+    shr_seg_t seg[SHR_SEG_COUNT];
+
+    /* ---- cold ---- */
+    int init_count;        /* shmem_init calls not yet matched by finalize */
+    bool initialized;
+    bool finalized;        /* the last finalize ran (reset by a new init) */
+    bool checks;           /* value of check_gate while initialized */
+    int thread_level;
+    pid_t init_thread;     /* thread that called init (finalize must be that one) */
+    char host[64];
+
+    /* PEs reachable with loads and stores, in world order; my index in it */
+    int n_local;
+    int local_rank;
+    int *local_pes;
+    bool oversubscribed;   /* some node runs more PEs than it has cores */
+
+    /* heap segment layout: [internal heap | user heap] */
+    size_t internal_size;
+    uintptr_t user_heap_base;
+    size_t user_heap_size;
+    shr_heap_t user_heap;
+    shr_heap_t internal_heap;
+    void *check_scratch;   /* SHR_CHECK_SCRATCH symmetric bytes for debug-mode
+                              cross-PE argument checks */
+} shr_state_t;
+
+#define SHR_CHECK_SCRATCH 256
+
+extern shr_state_t shr_g;
+
+/* Where `addr` (a symmetric address of this PE) is mapped for `pe`, or NULL
+ * when `pe` is not load/store reachable or `addr` is not symmetric.
+ * Thread-safe; the fast path of every RMA, AMO and shmem_ptr. */
+static SHR_ALWAYS_INLINE void *shr_ptr(const void *addr, int pe)
+{
+    for (int s = 0; s < SHR_SEG_COUNT; s++) {
+        uintptr_t off = (uintptr_t)addr - shr_g.seg[s].base;
+        if (SHR_LIKELY(off < shr_g.seg[s].size)) {
+            char *base = shr_g.seg[s].peer_base[pe];
+            return base != NULL ? base + off : NULL;
+        }
+    }
+    return NULL;
+}
+
+/* Which segment holds [addr, addr+len), or -1.  For checks and transports. */
+static inline int shr_seg_find(const void *addr, size_t len)
+{
+    for (int s = 0; s < SHR_SEG_COUNT; s++) {
+        uintptr_t off = (uintptr_t)addr - shr_g.seg[s].base;
+        if (off < shr_g.seg[s].size && len <= shr_g.seg[s].size - off) {
+            return s;
+        }
+    }
+    return -1;
+}
+
+/* True when `addr` lies in memory the user may name: the user heap or the
+ * data segment (not the library's internal heap). */
+bool shr_addr_is_user_symmetric(const void *addr, size_t len);
+
+/* Init/finalize of the whole library (core/init.c).  shr_init returns the
+ * provided thread level in *provided_p on success. */
+shr_status_t shr_init(int requested, int *provided_p, const char *routine);
+void shr_finalize(const char *routine);
+
+/* Ends the job because of a user error or an unrecoverable failure: logs
+ * nothing itself (the caller logged the reason), flushes stdio, tells the
+ * launcher, exits with `status`.  Thread-safe. */
+_Noreturn void shr_fatal(int status, const char *reason);
+
+#endif
