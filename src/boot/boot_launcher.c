@@ -191,6 +191,14 @@ static bool shr_boot_launcher_read_hdr(shr_boot_msg_hdr_t *hdr, int *memfd_p)
         if (n <= 0) {
             return false;
         }
+        if (msg.msg_flags & MSG_CTRUNC) {
+            /* The kernel dropped the memfd: this process is out of fds. */
+            fprintf(stderr,
+                    "shimmer: error: [pe %d] cannot receive a bootstrap result: out of "
+                    "file descriptors; raise the limit (ulimit -n)\n",
+                    shr_boot_ln.rank);
+            shr_boot_abort(1, "out of file descriptors in a bootstrap collective");
+        }
         for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c != NULL; c = CMSG_NXTHDR(&msg, c)) {
             if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS &&
                 c->cmsg_len == CMSG_LEN(sizeof(int)) && *memfd_p < 0) {

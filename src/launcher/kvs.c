@@ -22,6 +22,9 @@
 /* From this result size on, replies carry a memfd instead of the bytes. */
 #define SHR_LAUNCH_MEMFD_MIN ((uint64_t)64 << 10)
 
+/* Largest result of one collective (all blobs together). */
+#define SHR_LAUNCH_RESULT_MAX ((uint64_t)4 << 30)
+
 static void shr_launch_round_release(shr_launch_round_t *round)
 {
     if (round->memfd >= 0) {
@@ -45,6 +48,9 @@ static bool shr_launch_round_size(shr_launch_job_t *job, uint64_t blob_len)
     round->hdr.len = total;
     if (total == 0) {
         return true;
+    }
+    if (total > SHR_LAUNCH_RESULT_MAX) {
+        return false;
     }
     if (total >= SHR_LAUNCH_MEMFD_MIN) {
         round->memfd = memfd_create("shimmer-boot", MFD_CLOEXEC);
@@ -273,8 +279,19 @@ static bool shr_launch_kvs_begin(shr_launch_job_t *job, int rank)
 
 static void shr_launch_kvs_on_abort(shr_launch_job_t *job, int rank)
 {
-    const shr_launch_pe_t *pe = &job->pes[rank];
+    shr_launch_pe_t *pe = &job->pes[rank];
     int status = pe->hdr.arg;
+    int len = (int)pe->hdr.len;
+
+    /* The reason becomes the end of one line of ours. */
+    while (len > 0 && (pe->small[len - 1] == '\n' || pe->small[len - 1] == ' ')) {
+        len--;
+    }
+    for (int i = 0; i < len; i++) {
+        if ((unsigned char)pe->small[i] < ' ') {
+            pe->small[i] = ' ';
+        }
+    }
 
     if (!shr_launch_job_set_status(job, status & 0xff)) {
         return;
@@ -282,9 +299,9 @@ static void shr_launch_kvs_on_abort(shr_launch_job_t *job, int rank)
     if (pe->hdr.flags & SHR_BOOT_FLAG_GLOBAL_EXIT) {
         fprintf(stderr, "oshrun: PE %d called shmem_global_exit(%d)%s\n", rank, status,
                 shr_launch_job_ending_text(job));
-    } else if (pe->hdr.len > 0) {
-        fprintf(stderr, "oshrun: PE %d aborted (status %d): %.*s\n", rank, status,
-                (int)pe->hdr.len, pe->small);
+    } else if (len > 0) {
+        fprintf(stderr, "oshrun: PE %d aborted (status %d): %.*s\n", rank, status, len,
+                pe->small);
     } else {
         fprintf(stderr, "oshrun: PE %d aborted (status %d)%s\n", rank, status,
                 shr_launch_job_ending_text(job));

@@ -112,18 +112,27 @@ bool shr_launch_spawn_local(shr_launch_job_t *job, const char *path);
 int shr_launch_spawn_remote(const shr_launch_opts_t *opts);
 
 /* kvs.c: serves the boot protocol. */
+/* Reads and acts on everything the PE's socket holds now (never blocks);
+ * closes oshrun's end on EOF or a protocol violation. */
 void shr_launch_kvs_on_input(shr_launch_job_t *job, int rank);
+/* Sends as much of the PE's pending reply as its socket takes now. */
 void shr_launch_kvs_on_output(shr_launch_job_t *job, int rank);
 /* Reads what a PE left in its socket, then closes oshrun's end. */
 void shr_launch_kvs_drain(shr_launch_job_t *job, int rank);
 /* Ends the job if a PE that is gone holds up the current collective. */
 void shr_launch_kvs_check_stuck(shr_launch_job_t *job);
+/* Closes every PE socket and frees collective state. */
 void shr_launch_kvs_fini(shr_launch_job_t *job);
 
 /* teardown.c: signals, exits and the end of the job. */
+/* Blocks the signals oshrun handles, creates the signalfd and the timers,
+ * and watches them in job->epfd; arms --timeout.  False on failure. */
 bool shr_launch_signals_init(shr_launch_job_t *job);
+/* The signalfd is readable: stop requests first, then reaps exited PEs. */
 void shr_launch_on_signal(shr_launch_job_t *job);
+/* --timeout expired: status 124, end the job. */
 void shr_launch_on_timeout(shr_launch_job_t *job);
+/* The grace period after SIGTERM is over (or oshrun gives up): SIGKILL. */
 void shr_launch_on_grace(shr_launch_job_t *job);
 /* Decides the job's exit status if nobody did yet; true if this call did
  * (the caller then reports why). */

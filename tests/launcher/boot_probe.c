@@ -188,6 +188,8 @@ int main(int argc, char **argv)
     shr_probe_parse(argc, argv, &opts);
     if (opts.ignore_term) {
         signal(SIGTERM, SIG_IGN);
+        signal(SIGINT, SIG_IGN);
+        signal(SIGHUP, SIG_IGN);
     }
     if (shr_boot_init(&rank, &size) != SHR_OK) {
         shr_probe_fail("shr_boot_init failed");

@@ -383,6 +383,28 @@ def sighup(c):
 
 
 @case
+def sigint_twice(c):
+    """PEs that ignore SIGINT: a second ^C kills them without the grace period."""
+    proc = c.start(["-n", "2", c.probe, "--mode", "hang", "--ignore-term",
+                    "--pid-dir", c.pid_dir()])
+    t0 = time.monotonic()
+    pids = []
+    try:
+        pids = c.wait_pids(2)
+        proc.send_signal(signal.SIGINT)
+        time.sleep(0.2)
+        check(proc.poll() is None, "oshrun ended although the PEs ignore SIGINT")
+        proc.send_signal(signal.SIGINT)
+        r = c.finish(proc, t0)
+    finally:
+        proc.kill()
+        kill_all(pids)
+    check(r.rc == 130, "status 130 expected", r)
+    check(r.elapsed < 1.5, "the second SIGINT should kill at once", r)
+    check(wait_gone(pids, 1), "PEs survived")
+
+
+@case
 def kill9_launcher(c):
     """kill -9 of oshrun leaves no PE behind."""
     proc = c.start(["-n", "4", c.probe, "--mode", "hang",
