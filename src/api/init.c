@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api/api_inline.h"
+#include "boot/boot.h"
 #include "core/env.h"
 #include "util/log.h"
 
@@ -68,10 +69,7 @@ SHR_API_ALIAS(shmem_query_thread)
 
 void pshmem_global_exit(int status)
 {
-    char reason[64];
-
-    snprintf(reason, sizeof(reason), "shmem_global_exit(%d)", status);
-    shr_fatal(status, reason);
+    shr_boot_global_exit(status);
 }
 SHR_API_ALIAS(shmem_global_exit)
 

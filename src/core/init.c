@@ -18,6 +18,7 @@
 #include "boot/boot.h"
 #include "coll/coll.h"
 #include "core/env.h"
+#include "core/remote.h"
 #include "core/rma_inline.h"
 #include "core/team.h"
 #include "transport/shm/shm.h"
@@ -88,10 +89,50 @@ static void configure_logging(void)
     }
 }
 
+/* Is `pe` named by SHIMMER_REMOTE_PES ("all", or "1,3-5")? */
+static bool listed_remote(int pe)
+{
+    const char *p = shr_config.remote_pes;
+
+    if (strcmp(p, "all") == 0) {
+        return true;
+    }
+    while (*p != '\0') {
+        char *end;
+        long lo = strtol(p, &end, 10), hi = lo;
+        if (end == p) {
+            break;
+        }
+        if (*end == '-') {
+            hi = strtol(end + 1, &end, 10);
+        }
+        if (pe >= lo && pe <= hi) {
+            return true;
+        }
+        p = *end == ',' ? end + 1 : end;
+    }
+    return false;
+}
+
+/* May `a` and `b` share memory?  Symmetric in a and b, and transitive, so
+ * every PE derives the same SHMEM_TEAM_SHARED. */
+static bool pair_is_local(const pe_card_t *cards, int a, int b)
+{
+    if (a == b) {
+        return true;
+    }
+    if (cards[a].node_id != cards[b].node_id) {
+        return false;
+    }
+    if (strcmp(shr_config.remote_pes, "all") == 0) {
+        return false;
+    }
+    return !listed_remote(a) && !listed_remote(b);
+}
+
 /* Maps every peer of this node; the peer table is the product of init. */
 static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
 {
-    const pe_card_t *me = &cards[shr_g.my_pe];
 
     for (int s = 0; s < SHR_SEG_COUNT; s++) {
         shr_g.seg[s].peer_base = calloc((size_t)shr_g.n_pes, sizeof(char *));
@@ -109,7 +150,8 @@ static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
         const pe_card_t *card = &cards[pe];
         void *base;
 
-        if (card->node_id != me->node_id) {
+        if (!pair_is_local(cards, shr_g.my_pe, pe)) {
+            shr_g.needs_progress = 1; /* some peer goes through the remote transport */
             continue;
         }
         if (pe == shr_g.my_pe) {
@@ -132,7 +174,8 @@ static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
         }
         shr_g.local_pes[shr_g.n_local++] = pe;
     }
-    /* every PE computes the same answer from the same cards */
+    /* every PE computes the same answer from the same cards; the node is
+     * what shares the cores, whatever SHIMMER_REMOTE_PES says */
     shr_g.oversubscribed = false;
     for (int pe = 0; pe < shr_g.n_pes; pe++) {
         int on_node = 0;
@@ -331,6 +374,10 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
         goto err_peers;
     }
     shr_shm_seg_unlink(&my_heap);
+    status = shr_remote_init(routine);
+    if (status != SHR_OK) {
+        goto err_peers;
+    }
 
     status = shr_heap_init(&shr_g.internal_heap, shr_g.internal_size);
     if (status == SHR_OK) {
@@ -372,6 +419,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
 err_heaps:
     shr_heap_fini(&shr_g.user_heap);
     shr_heap_fini(&shr_g.internal_heap);
+    shr_remote_fini();
 err_peers:
     unmap_peers();
 err_segments:
@@ -397,6 +445,7 @@ void shr_finalize(const char *routine)
     /* nobody may touch our memory once we start releasing it */
     shr_coll_barrier(shr_team_world);
     shr_team_fini();
+    shr_remote_fini();
     shr_g.check_gate = 1;
     shr_g.initialized = false;
     shr_g.finalized = true;
@@ -405,6 +454,7 @@ void shr_finalize(const char *routine)
     unmap_peers();
     shr_shm_seg_destroy(&my_heap);
     memset(shr_g.seg, 0, sizeof(shr_g.seg));
+    shr_g.needs_progress = 0;
     fflush(NULL);
     shr_boot_fini();
 }

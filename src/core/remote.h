@@ -16,6 +16,14 @@
 #include "core/amo_inline.h"
 #include "core/team.h"
 
+/* Collective over all PEs, after the shared-memory peers are mapped: brings
+ * up the remote transport for the PEs whose shr_g.seg[].peer_base is NULL
+ * (exchanging addresses and keys through boot).  Logs the cause on error,
+ * naming `routine`. */
+shr_status_t shr_remote_init(const char *routine);
+/* Collective; the last finalize, after a final barrier. */
+void shr_remote_fini(void);
+
 void shr_remote_put(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi);
 void shr_remote_get(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi);
 uint64_t shr_remote_amo(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,

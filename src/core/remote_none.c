@@ -17,6 +17,23 @@ static _Noreturn void unreachable(int pe)
     shr_fatal(1, line);
 }
 
+shr_status_t shr_remote_init(const char *routine)
+{
+    for (int pe = 0; pe < shr_g.n_pes; pe++) {
+        if (shr_g.seg[SHR_SEG_HEAP].peer_base[pe] == NULL) {
+            shr_error("%s: PE %d is not on this node (or SHIMMER_REMOTE_PES makes it remote) but "
+                      "this Shimmer was built without a remote transport; rebuild with UCX "
+                      "(libucx-dev) or run every PE on one node", routine, pe);
+            return SHR_ERR_UNREACHABLE;
+        }
+    }
+    return SHR_OK;
+}
+
+void shr_remote_fini(void)
+{
+}
+
 void shr_remote_put(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
 {
     (void)ctx, (void)dest, (void)src, (void)len, (void)nbi;
