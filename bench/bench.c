@@ -75,7 +75,7 @@ static int parse_list(const char *s, long *out, int max)
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok && n < max;
          tok = strtok_r(NULL, ",", &save)) {
         size_t v;
-        if (!parse_size(tok, &v) || v == 0)
+        if (!parse_size(tok, &v))
             return -1;
         out[n++] = (long)v;
     }
@@ -453,8 +453,9 @@ void bench_init(bench_t *b, const bench_info_t *info, int argc, char **argv)
 
 static void write_end(bench_t *b, const char *status, const char *why)
 {
-    if (!b->out)
+    if (!b->out || b->ended)
         return;
+    b->ended = true;
     if (b->opt.csv) {
         fprintf(b->out, "# end: %s%s%s\n", status, why ? ": " : "", why ? why : "");
     } else {
@@ -644,6 +645,7 @@ void bench_gather(bench_t *b, double v, double *out)
         memcpy(out, b->gather, (size_t)b->npes * sizeof(double));
     shmem_barrier_all();
 #else
+    (void)b;
     out[0] = v;
 #endif
 }
@@ -776,19 +778,44 @@ void bench_note(bench_t *b, const char *fmt, ...)
 
 /* ---- machine-limit probes ------------------------------------------------ */
 
-bool bench_fork_pair(void *shared, void (*fn)(int side, void *shared, void *arg), void *arg)
+/* Pins the calling process to the side-th allowed CPU of `allowed`. */
+static void pin_side(const cpu_set_t *allowed, int side)
 {
+    int seen = 0;
+    for (int c = 0; c < CPU_SETSIZE; c++)
+        if (CPU_ISSET(c, allowed) && seen++ == side) {
+            cpu_set_t one;
+            CPU_ZERO(&one);
+            CPU_SET(c, &one);
+            sched_setaffinity(0, sizeof one, &one);
+            return;
+        }
+}
+
+bool bench_fork_pair(void *shared, void (*fn)(int side, void *shared, void *arg), void *arg,
+                     bool pin, bool *pinned_p)
+{
+    cpu_set_t allowed;
+    bool can_pin = pin && sched_getaffinity(0, sizeof allowed, &allowed) == 0 &&
+                   CPU_COUNT(&allowed) >= 2;
+    if (pinned_p)
+        *pinned_p = can_pin;
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0)
         return false;
     if (pid == 0) {
+        if (can_pin)
+            pin_side(&allowed, 1);
         fn(1, shared, arg);
         _exit(0);
     }
+    if (can_pin)
+        pin_side(&allowed, 0);
     fn(0, shared, arg);
     int st = 0;
-    if (waitpid(pid, &st, 0) != pid)
-        return false;
-    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    pid_t w = waitpid(pid, &st, 0);
+    if (can_pin)
+        sched_setaffinity(0, sizeof allowed, &allowed);   /* the next pair starts from the full set */
+    return w == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }

@@ -77,6 +77,7 @@ typedef struct bench {
     FILE    *out;              /* PE 0 only; NULL elsewhere */
     long     point;            /* index of the current point */
     bool     row_open;
+    bool     ended;            /* end record written */
     int      row_ncols;
     char     csv_names[512];   /* CSV: columns of the row being written */
     char     csv_last[512];    /* CSV: columns of the last header printed */
@@ -143,7 +144,10 @@ void bench_note(bench_t *b, const char *fmt, ...) __attribute__((format(printf, 
 
 /* ---- machine-limit probes (no OpenSHMEM) --------------------------------- */
 /* Two processes sharing an anonymous mapping: fork, run fn(side, shared, arg)
- * in both (side 0 = parent, 1 = child), wait.  Returns false if the child failed. */
-bool bench_fork_pair(void *shared, void (*fn)(int side, void *shared, void *arg), void *arg);
+ * in both (side 0 = parent, 1 = child), wait.  With `pin` and at least two
+ * allowed CPUs, side k runs on the k-th allowed CPU (*pinned_p says whether it
+ * did); the parent's affinity is restored afterwards.  False if the child failed. */
+bool bench_fork_pair(void *shared, void (*fn)(int side, void *shared, void *arg), void *arg,
+                     bool pin, bool *pinned_p);
 
 #endif

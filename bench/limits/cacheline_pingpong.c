@@ -1,0 +1,101 @@
+/*
+ * cacheline_pingpong - machine limit: two processes (fork) ping-pong through
+ * a shared anonymous mapping; half of the round trip.
+ *   mode=flag       each side writes a flag in its own cache line and spins
+ *                   (with pause) on the other's: the bare line transfer;
+ *   mode=data_flag  8 bytes of data in one line, then the flag in another,
+ *                   as a put-then-flag ping-pong does.
+ * The two processes are pinned to different CPUs when two are allowed
+ * (-t 0 disables pinning); the pinned column says which was measured.
+ */
+#include "bench.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#define LINE 128      /* two 64-byte lines: no adjacent-line prefetch sharing */
+
+typedef struct shared {
+    _Alignas(LINE) volatile long flag[2][LINE / sizeof(long)];
+    _Alignas(LINE) volatile long data[2][LINE / sizeof(long)];
+    _Alignas(LINE) volatile long ready;
+    double us;
+} shared_t;
+
+typedef struct arg { long iters, warm; bool data; } arg_t;
+
+static inline void cpu_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
+static void side_run(int side, void *p, void *a)
+{
+    shared_t *s = p;
+    arg_t *arg = a;
+    int other = 1 - side;
+    if (side == 1)
+        s->ready = 1;
+    while (!s->ready)
+        cpu_pause();
+    double t0 = 0;
+    for (long i = 1; i <= arg->iters + arg->warm; i++) {
+        if (i == arg->warm + 1)
+            t0 = bench_now_us();
+        if (side == 0) {
+            if (arg->data)
+                s->data[other][0] = i;
+            __atomic_store_n(&s->flag[other][0], i, __ATOMIC_RELEASE);
+            while (__atomic_load_n(&s->flag[side][0], __ATOMIC_ACQUIRE) != i)
+                cpu_pause();
+        } else {
+            while (__atomic_load_n(&s->flag[side][0], __ATOMIC_ACQUIRE) != i)
+                cpu_pause();
+            if (arg->data)
+                s->data[other][0] = s->data[side][0];
+            __atomic_store_n(&s->flag[other][0], i, __ATOMIC_RELEASE);
+        }
+    }
+    if (side == 0)
+        s->us = bench_now_us() - t0;
+}
+
+int main(int argc, char **argv)
+{
+    static const bench_info_t info = {
+        .name = "cacheline_pingpong",
+        .title = "machine limit: two-process cache-line ping-pong, half round trip",
+        .columns = "mode: latency_us:us pinned: iterations: valid:",
+        .min_size = 8, .max_size = 8, .iters = 200000, .min_iters = 20,
+        .ops = "flag,data_flag",
+    };
+    bench_t b;
+    bench_init(&b, &info, argc, argv);
+    bool pin = !(b.opt.nthreads == 1 && b.opt.threads[0] == 0);
+    shared_t *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (s == MAP_FAILED)
+        bench_die(&b, "mmap failed");
+    const char *modes[2] = {"flag", "data_flag"};
+    for (int m = 0; m < 2; m++) {
+        if (!bench_has_op(&b, modes[m]) || !bench_point(&b, "mode=%s", modes[m]))
+            continue;
+        memset((void *)s, 0, sizeof *s);
+        arg_t arg = {.iters = bench_iters(&b, 0), .data = m == 1};
+        arg.warm = bench_warmup(&b, arg.iters);
+        bool pinned = false;
+        bool ok = bench_fork_pair(s, side_run, &arg, pin, &pinned);
+        ok = ok && s->flag[0][0] == arg.iters + arg.warm && (m == 0 || s->data[0][0] == s->flag[0][0]);
+        bench_row_begin(&b);
+        bench_col_str(&b, "mode", modes[m]);
+        bench_col_num(&b, "latency_us", s->us / (2.0 * (double)arg.iters));
+        bench_col_bool(&b, "pinned", pinned);
+        bench_col_int(&b, "iterations", arg.iters);
+        bench_col_bool(&b, "valid", ok);
+        bench_row_end(&b);
+    }
+    return bench_fini(&b, NULL);
+}
