@@ -134,6 +134,12 @@ SHR_API_ALIAS(shmem_calloc)
 
 void *pshmem_align(size_t alignment, size_t size)
 {
+    if (alignment > SHR_HEAP_BASE_ALIGN) {
+        shr_warn("shmem_align: alignment %zu is larger than the %zu bytes the symmetric heap "
+                 "supports; returning NULL", alignment, SHR_HEAP_BASE_ALIGN);
+        heap_barrier();
+        return NULL;
+    }
     if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment % sizeof(void *) != 0) {
         if (SHR_UNLIKELY(shr_g.check_gate)) {
             shr_check_fail("shmem_align", "alignment %zu is not a power of two multiple of "

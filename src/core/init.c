@@ -246,14 +246,15 @@ static shr_status_t create_segments(pe_card_t *card, const char *routine)
     }
     status = shr_shm_seg_create(shr_config.shm_backing == SHR_SHM_BACKING_FILE ? SHR_SHM_FILE
                                                                                 : SHR_SHM_MEMFD,
-                                shr_config.shm_dir, total, node_pes, "symmetric heap", routine,
-                                &my_heap);
+                                shr_config.shm_dir, total, SHR_HEAP_BASE_ALIGN, node_pes,
+                                "symmetric heap", routine, &my_heap);
     if (status != SHR_OK) {
         return status;
     }
     shr_g.seg[SHR_SEG_HEAP].base = (uintptr_t)my_heap.base;
     shr_g.seg[SHR_SEG_HEAP].size = total;
-    shr_g.user_heap_base = (uintptr_t)my_heap.base + shr_g.internal_size;
+    shr_g.user_heap_base = (uintptr_t)my_heap.base;
+    shr_g.internal_heap_base = (uintptr_t)my_heap.base + shr_g.user_heap_size;
     card->heap = my_heap.addr;
     card->heap_size = shr_g.user_heap_size;
     card->internal_size = shr_g.internal_size;
@@ -386,7 +387,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     size_t offset;
     if (status == SHR_OK) {
         status = shr_heap_alloc(&shr_g.internal_heap, SHR_CHECK_SCRATCH, 64, &offset);
-        shr_g.check_scratch = (void *)(shr_g.seg[SHR_SEG_HEAP].base + offset);
+        shr_g.check_scratch = shr_internal_addr(offset);
     }
     if (status != SHR_OK) {
         shr_error("%s: out of memory for the heap bookkeeping", routine);

@@ -52,8 +52,11 @@ typedef struct shr_state {
     int *local_pes;
     bool oversubscribed;   /* some node runs more PEs than it has cores */
 
-    /* heap segment layout: [internal heap | user heap] */
+    /* heap segment layout: [user heap | internal heap], mapped at a
+     * SHR_HEAP_BASE_ALIGN boundary so that offset alignment is address
+     * alignment (shmem_align) on every PE */
     size_t internal_size;
+    uintptr_t internal_heap_base;
     uintptr_t user_heap_base;
     size_t user_heap_size;
     shr_heap_t user_heap;
@@ -63,6 +66,7 @@ typedef struct shr_state {
 } shr_state_t;
 
 #define SHR_CHECK_SCRATCH 256
+#define SHR_HEAP_BASE_ALIGN ((size_t)1 << 30)
 
 extern shr_state_t shr_g;
 
@@ -79,6 +83,12 @@ static SHR_ALWAYS_INLINE void *shr_ptr(const void *addr, int pe)
         }
     }
     return NULL;
+}
+
+/* Address of an internal-heap offset (from shr_heap_alloc(&shr_g.internal_heap)). */
+static inline void *shr_internal_addr(size_t offset)
+{
+    return (void *)(shr_g.internal_heap_base + offset);
 }
 
 /* Which segment holds [addr, addr+len), or -1.  For checks and transports. */

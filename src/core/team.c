@@ -70,7 +70,7 @@ shr_status_t shr_team_init(const char *routine)
                   "SHIMMER_INTERNAL_HEAP_SIZE", routine, shr_g.n_pes);
         return SHR_ERR_NO_MEMORY;
     }
-    sync_pool = (uint64_t *)(shr_g.seg[SHR_SEG_HEAP].base + offset);
+    sync_pool = shr_internal_addr(offset);
 
     memset(world, 0, sizeof(*world));
     world->my_pe = shr_g.my_pe;

@@ -40,12 +40,13 @@ typedef struct shr_shm_seg {
 } shr_shm_seg_t;
 
 /* Creates a segment of `size` bytes (not touched: init time does not grow
- * with size) and maps it.  `what` names it in errors ("symmetric heap"),
+ * with size) and maps it at an address aligned to `align` (a power of two,
+ * at least a page).  `what` names it in errors ("symmetric heap"),
  * `routine` is the user's routine, `n_local` the PEs of this node (to check
  * that a file-backed directory can hold them all).  Logs the cause on error. */
 shr_status_t shr_shm_seg_create(shr_shm_backing_t backing, const char *dir, size_t size,
-                                int n_local, const char *what, const char *routine,
-                                shr_shm_seg_t *seg_p);
+                                size_t align, int n_local, const char *what,
+                                const char *routine, shr_shm_seg_t *seg_p);
 void shr_shm_seg_destroy(shr_shm_seg_t *seg);
 
 /* Moves the program's writable data segment (.data and .bss of the

@@ -104,7 +104,8 @@ shr_status_t shr_shm_data_attach(const char *routine, shr_shm_seg_t *seg_p)
         return SHR_ERR_UNSUPPORTED;
     }
     size_t size = range.end - range.start;
-    status = shr_shm_seg_create(SHR_SHM_MEMFD, NULL, size, 1, "data segment", routine, &seg);
+    status = shr_shm_seg_create(SHR_SHM_MEMFD, NULL, size, (size_t)sysconf(_SC_PAGESIZE), 1,
+                                "data segment", routine, &seg);
     if (status != SHR_OK) {
         return status;
     }

@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,9 +69,35 @@ static shr_status_t create_file(const char *dir, size_t size, int n_local, const
     return SHR_OK;
 }
 
+/* Maps fd at an `align`-aligned address: reserve size + align of address
+ * space, map over the aligned part, give back the rest. */
+static void *map_aligned(int fd, size_t size, size_t align)
+{
+    char *reserve = mmap(NULL, size + align, PROT_NONE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (reserve == MAP_FAILED) {
+        return MAP_FAILED;
+    }
+    char *start = (char *)(((uintptr_t)reserve + align - 1) & ~(uintptr_t)(align - 1));
+    void *base = mmap(start, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED,
+                      fd, 0);
+    if (base == MAP_FAILED) {
+        munmap(reserve, size + align);
+        return MAP_FAILED;
+    }
+    if (start > reserve) {
+        munmap(reserve, (size_t)(start - reserve));
+    }
+    size_t tail = (size_t)(reserve + size + align - (start + size));
+    if (tail > 0) {
+        munmap(start + size, tail);
+    }
+    return base;
+}
+
 shr_status_t shr_shm_seg_create(shr_shm_backing_t backing, const char *dir, size_t size,
-                                int n_local, const char *what, const char *routine,
-                                shr_shm_seg_t *seg_p)
+                                size_t align, int n_local, const char *what,
+                                const char *routine, shr_shm_seg_t *seg_p)
 {
     shr_shm_seg_t seg;
     shr_status_t status;
@@ -89,7 +116,7 @@ shr_status_t shr_shm_seg_create(shr_shm_backing_t backing, const char *dir, size
         status = SHR_ERR_NO_RESOURCE;
         goto err_close;
     }
-    seg.base = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE, seg.fd, 0);
+    seg.base = map_aligned(seg.fd, size, align);
     if (seg.base == MAP_FAILED) {
         shr_error("%s: cannot map the %s (%s): %s; lower SHMEM_SYMMETRIC_SIZE or raise the "
                   "address-space limit (ulimit -v)", routine, what,
