@@ -55,7 +55,7 @@ static void report_exhausted(const char *fn, size_t size)
              shr_str_from_size(shr_g.user_heap_size, total, sizeof(total)),
              shr_str_from_size(shr_g.user_heap.in_use, used, sizeof(used)),
              shr_str_from_size(shr_heap_largest_free(&shr_g.user_heap), largest, sizeof(largest)),
-             shr_str_from_size(suggest, advice, sizeof(advice)));
+             shr_str_from_size_env(suggest, advice, sizeof(advice)));
 }
 
 static void *offset_to_ptr(size_t offset)

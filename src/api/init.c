@@ -11,7 +11,8 @@
 static void init_or_die(const char *fn, int requested, int *provided)
 {
     if (shr_init(requested, provided, fn) != SHR_OK) {
-        shr_fatal(1, "initialisation failed");
+        const char *why = shr_log_last_error();
+        shr_fatal(1, why[0] != '\0' ? why : "initialisation failed");
     }
 }
 

@@ -1,7 +1,11 @@
 /* boot.c -- chooses the bootstrap implementation at init and forwards to it. */
 #include "boot/boot_int.h"
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 /* THE list of implementations, most specific first: the first one present
@@ -20,6 +24,19 @@ static const shr_boot_ops_t *const shr_boot_impls[] = {
  * thread, hence the atomic accesses. */
 static const shr_boot_ops_t *shr_boot_ops;
 static bool shr_boot_is_active;
+static int shr_boot_rank;
+
+/* Key-value emulation for implementations without a store of their own:
+ * every allgather carries each PE's count of pending bytes in front of its
+ * blob; when any PE has some, one more allgather (padded to the largest)
+ * carries them.  Records: u32 key length, u32 value length, key, value. */
+static struct {
+    char *pending;     /* my records not yet exchanged */
+    size_t pending_len;
+    char *all;         /* everybody's records of the last exchange: [size][stride] */
+    size_t stride;
+    int size;
+} shr_boot_kv;
 
 static const shr_boot_ops_t *shr_boot_ops_get(void)
 {
@@ -42,6 +59,15 @@ shr_status_t shr_boot_init(int *rank_p, int *size_p)
             break;
         }
     }
+    /* N copies started by a launcher we cannot talk to would each run as
+     * a job of one PE and compute garbage: refuse, naming the launcher. */
+    if (ops->kind == SHR_BOOT_SINGLE) {
+        char what[320];
+        if (shr_boot_foreign_launch(what, sizeof(what))) {
+            fprintf(stderr, "shimmer: error: %s\n", what);
+            return SHR_ERR_MISMATCH;
+        }
+    }
     /* No fallback on failure: a PE started by a launcher that silently ran
      * as a single PE would compute garbage. */
     status = ops->init(&rank, &size);
@@ -50,9 +76,18 @@ shr_status_t shr_boot_init(int *rank_p, int *size_p)
     }
     __atomic_store_n(&shr_boot_ops, ops, __ATOMIC_RELEASE);
     shr_boot_is_active = true;
+    shr_boot_rank = rank;
+    shr_boot_kv.size = size;
     *rank_p = rank;
     *size_p = size;
     return SHR_OK;
+}
+
+static void shr_boot_kv_clear(void)
+{
+    free(shr_boot_kv.pending);
+    free(shr_boot_kv.all);
+    memset(&shr_boot_kv, 0, sizeof(shr_boot_kv));
 }
 
 void shr_boot_fini(void)
@@ -61,6 +96,7 @@ void shr_boot_fini(void)
         return;
     }
     shr_boot_ops_get()->fini();
+    shr_boot_kv_clear();
     shr_boot_is_active = false;
 }
 
@@ -78,12 +114,79 @@ const char *shr_boot_kind_name(void)
     return ops != NULL ? ops->name : shr_boot_single_ops.name;
 }
 
+/* The emulated exchange: wraps the caller's allgather. */
+static shr_status_t shr_boot_kv_allgather(const shr_boot_ops_t *ops, const void *mine,
+                                          void *all, size_t len)
+{
+    size_t wide = sizeof(uint64_t) + len, most = 0;
+    uint64_t pending = shr_boot_kv.pending_len;
+    char *out = malloc(wide), *in;
+    shr_status_t status;
+    int size;
+
+    if (out == NULL) {
+        return SHR_ERR_NO_MEMORY;
+    }
+    /* the size is known from the first exchange on: init calls allgather
+     * before anything else, and the result tells how many PEs answered */
+    size = shr_boot_kv.size;
+    memcpy(out, &pending, sizeof(pending));
+    if (len > 0) {
+        memcpy(out + sizeof(pending), mine, len);
+    }
+    in = malloc(wide * (size_t)size);
+    if (in == NULL) {
+        free(out);
+        return SHR_ERR_NO_MEMORY;
+    }
+    status = ops->allgather(out, in, wide);
+    free(out);
+    for (int r = 0; status == SHR_OK && r < size; r++) {
+        memcpy(&pending, in + wide * (size_t)r, sizeof(pending));
+        most = pending > most ? pending : most;
+        if (len > 0) {
+            memcpy((char *)all + len * (size_t)r, in + wide * (size_t)r + sizeof(pending), len);
+        }
+    }
+    free(in);
+    if (status != SHR_OK || most == 0) {
+        return status;
+    }
+    char *padded = calloc(1, most), *result = malloc(most * (size_t)size);
+    if (padded == NULL || result == NULL) {
+        free(padded);
+        free(result);
+        return SHR_ERR_NO_MEMORY;
+    }
+    if (shr_boot_kv.pending_len > 0) {
+        memcpy(padded, shr_boot_kv.pending, shr_boot_kv.pending_len);
+    }
+    status = ops->allgather(padded, result, most);
+    free(padded);
+    if (status != SHR_OK) {
+        free(result);
+        return status;
+    }
+    free(shr_boot_kv.all);
+    free(shr_boot_kv.pending);
+    shr_boot_kv.all = result;
+    shr_boot_kv.stride = most;
+    shr_boot_kv.pending = NULL;
+    shr_boot_kv.pending_len = 0;
+    return SHR_OK;
+}
+
 shr_status_t shr_boot_allgather(const void *mine, void *all, size_t len)
 {
+    const shr_boot_ops_t *ops = shr_boot_ops_get();
+
     if (!shr_boot_is_active || (len > 0 && (mine == NULL || all == NULL))) {
         return SHR_ERR_INVALID;
     }
-    return shr_boot_ops_get()->allgather(mine, all, len);
+    if (ops->put != NULL) {
+        return ops->allgather(mine, all, len);
+    }
+    return shr_boot_kv_allgather(ops, mine, all, len);
 }
 
 shr_status_t shr_boot_barrier(void)
@@ -92,6 +195,99 @@ shr_status_t shr_boot_barrier(void)
         return SHR_ERR_INVALID;
     }
     return shr_boot_ops_get()->barrier();
+}
+
+shr_status_t shr_boot_barrier_progress(void (*progress)(void *arg), void *arg)
+{
+    const shr_boot_ops_t *ops = shr_boot_ops_get();
+
+    if (!shr_boot_is_active) {
+        return SHR_ERR_INVALID;
+    }
+    if (ops->barrier_progress == NULL) {
+        return ops->barrier();
+    }
+    return ops->barrier_progress(progress, arg);
+}
+
+void shr_boot_node(shr_boot_node_t *node_p)
+{
+    const shr_boot_ops_t *ops = shr_boot_ops_get();
+
+    memset(node_p, 0, sizeof(*node_p));
+    if (ops != NULL && ops->node != NULL) {
+        ops->node(node_p);
+        return;
+    }
+    /* oshrun and single: every PE of the job is on this node */
+    node_p->local_rank = shr_boot_rank;
+    node_p->local_size = shr_boot_kv.size;
+}
+
+shr_status_t shr_boot_put(const char *key, const void *value, size_t len)
+{
+    const shr_boot_ops_t *ops = shr_boot_ops_get();
+    uint32_t klen = (uint32_t)strlen(key), vlen = (uint32_t)len;
+
+    if (!shr_boot_is_active || len > UINT32_MAX) {
+        return SHR_ERR_INVALID;
+    }
+    if (ops->put != NULL) {
+        return ops->put(key, value, len);
+    }
+    size_t add = 2 * sizeof(uint32_t) + klen + len;
+    char *grown = realloc(shr_boot_kv.pending, shr_boot_kv.pending_len + add);
+    if (grown == NULL) {
+        return SHR_ERR_NO_MEMORY;
+    }
+    char *rec = grown + shr_boot_kv.pending_len;
+    memcpy(rec, &klen, sizeof(klen));
+    memcpy(rec + sizeof(klen), &vlen, sizeof(vlen));
+    memcpy(rec + 2 * sizeof(uint32_t), key, klen);
+    if (len > 0) {
+        memcpy(rec + 2 * sizeof(uint32_t) + klen, value, len);
+    }
+    shr_boot_kv.pending = grown;
+    shr_boot_kv.pending_len += add;
+    return SHR_OK;
+}
+
+shr_status_t shr_boot_get(int rank, const char *key, void **value_p, size_t *len_p)
+{
+    const shr_boot_ops_t *ops = shr_boot_ops_get();
+    size_t klen = strlen(key);
+
+    if (!shr_boot_is_active || rank < 0) {
+        return SHR_ERR_INVALID;
+    }
+    if (ops->get != NULL) {
+        return ops->get(rank, key, value_p, len_p);
+    }
+    if (shr_boot_kv.all == NULL || rank >= shr_boot_kv.size) {
+        return SHR_ERR_UNREACHABLE;
+    }
+    const char *rec = shr_boot_kv.all + shr_boot_kv.stride * (size_t)rank;
+    const char *end = rec + shr_boot_kv.stride;
+    while (end - rec >= (ptrdiff_t)(2 * sizeof(uint32_t))) {
+        uint32_t k, v;
+        memcpy(&k, rec, sizeof(k));
+        memcpy(&v, rec + sizeof(k), sizeof(v));
+        if (k == 0 || (size_t)(end - rec) < 2 * sizeof(uint32_t) + k + v) {
+            break; /* padding */
+        }
+        if (k == klen && memcmp(rec + 2 * sizeof(uint32_t), key, klen) == 0) {
+            void *copy = malloc(v > 0 ? v : 1);
+            if (copy == NULL) {
+                return SHR_ERR_NO_MEMORY;
+            }
+            memcpy(copy, rec + 2 * sizeof(uint32_t) + k, v);
+            *value_p = copy;
+            *len_p = v;
+            return SHR_OK;
+        }
+        rec += 2 * sizeof(uint32_t) + k + v;
+    }
+    return SHR_ERR_UNREACHABLE;
 }
 
 const char *shr_boot_job_id(void)

@@ -23,11 +23,26 @@ typedef struct {
     shr_status_t (*allgather)(const void *mine, void *all, size_t len);
     shr_status_t (*barrier)(void);
     const char *(*job_id)(void);
+    /* Optional (NULL: boot.c supplies the default).  barrier_progress: the
+     * barrier, calling progress while it waits (default: barrier).  node:
+     * the node-local layout (default: every PE on this node, no name).
+     * put/get: a native key-value store whose puts travel with the next
+     * allgather (default: boot.c carries them in the allgathers). */
+    shr_status_t (*barrier_progress)(void (*progress)(void *arg), void *arg);
+    void (*node)(shr_boot_node_t *node_p);
+    shr_status_t (*put)(const char *key, const void *value, size_t len);
+    shr_status_t (*get)(int rank, const char *key, void **value_p, size_t *len_p);
     /* Tells the starter the job ends with `status` (best effort, may be
      * called from any thread, even before init); returns, and boot.c then
      * ends the process.  `msg` may be NULL. */
     void (*abort)(int status, const char *msg, bool global_exit);
 } shr_boot_ops_t;
+
+/* Another launcher (Slurm without PMIx, MPICH's hydra, ...) started several
+ * copies of this program but none of the implementations above can join
+ * them: each copy would run alone.  Fills `what` with the launcher and the
+ * variables that say so and returns true.  boot_foreign.c. */
+bool shr_boot_foreign_launch(char *what, size_t len);
 
 extern const shr_boot_ops_t shr_boot_launcher_ops;
 extern const shr_boot_ops_t shr_boot_single_ops;

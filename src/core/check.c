@@ -4,7 +4,12 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
+#include "core/env.h"
 #include "core/state.h"
 #include "util/log.h"
 
@@ -24,6 +29,16 @@ _Noreturn void shr_check_fail(const char *fn, const char *fmt, ...)
 void shr_check_init(const char *fn)
 {
     if (!shr_g.initialized) {
+        /* not joined yet: the launcher's rank still names the PE */
+        const char *rank = shr_env_get_raw("SHIMMER_BOOT_RANK");
+        if (rank == NULL) {
+            rank = shr_env_get_raw("PMIX_RANK");
+        }
+        if (rank != NULL && !shr_g.finalized) {
+            char host[64] = "";
+            gethostname(host, sizeof(host) - 1);
+            shr_log_set_identity(atoi(rank), host);
+        }
         shr_check_fail(fn, "called %s; call shmem_init() first",
                        shr_g.finalized ? "after shmem_finalize" : "before shmem_init");
     }
@@ -44,7 +59,7 @@ void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
         shr_check_fail(fn, "ctx is SHMEM_CTX_INVALID; pass a context from shmem_ctx_create "
                            "or SHMEM_CTX_DEFAULT");
     }
-    if (ctx->team == NULL) {
+    if (!shr_ctx_is_live(ctx)) {
         shr_check_fail(fn, "ctx %p is not a live context (destroyed or never created)",
                        (void *)ctx);
     }
@@ -100,9 +115,46 @@ void shr_check_team(const char *fn, shr_team_t *team)
         shr_check_fail(fn, "team is SHMEM_TEAM_INVALID; a PE that is not a member of a team "
                            "must not call its collectives");
     }
-    if (team->n_pes <= 0) {
+    if (!shr_team_is_live(team)) {
         shr_check_fail(fn, "team %p is not a live team (destroyed or never created)",
                        (void *)team);
+    }
+}
+
+void shr_check_team_handle(const char *fn, shr_team_t *team)
+{
+    shr_check_init(fn);
+    if (team != SHMEM_TEAM_INVALID && !shr_team_is_live(team)) {
+        shr_check_fail(fn, "team %p is not a live team (destroyed or never created); pass a "
+                           "team from a split, a predefined team or SHMEM_TEAM_INVALID",
+                       (void *)team);
+    }
+}
+
+void shr_check_ctx(const char *fn, shr_ctx_t *ctx, bool invalid_ok)
+{
+    shr_check_init(fn);
+    if (ctx == SHMEM_CTX_INVALID) {
+        if (!invalid_ok) {
+            shr_check_fail(fn, "ctx is SHMEM_CTX_INVALID; pass a context from "
+                               "shmem_ctx_create or SHMEM_CTX_DEFAULT");
+        }
+        return;
+    }
+    if (!shr_ctx_is_live(ctx)) {
+        shr_check_fail(fn, "ctx %p is not a live context (destroyed or never created)",
+                       (void *)ctx);
+    }
+}
+
+void shr_check_init_thread(const char *fn)
+{
+    shr_check_init(fn);
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    if (self != shr_g.init_thread) {
+        shr_check_fail(fn, "called from thread %d but the library was initialized by thread "
+                           "%d; call it from the thread that called shmem_init_thread",
+                       (int)self, (int)shr_g.init_thread);
     }
 }
 

@@ -33,6 +33,15 @@ SHR_COLD void shr_check_cmp(const char *fn, int cmp);
 /* team is a valid team handle (not SHMEM_TEAM_INVALID). */
 SHR_COLD void shr_check_team(const char *fn, shr_team_t *team);
 
+/* ctx is a live context (SHMEM_CTX_INVALID passes when `invalid_ok`: the
+ * routines for which it is a defined no-op). */
+SHR_COLD void shr_check_ctx(const char *fn, shr_ctx_t *ctx, bool invalid_ok);
+/* team is SHMEM_TEAM_INVALID (a defined no-op or error return for the team
+ * routines) or a live team: not destroyed, not garbage. */
+SHR_COLD void shr_check_team_handle(const char *fn, shr_team_t *team);
+/* The caller is the thread that initialized the library (finalize). */
+SHR_COLD void shr_check_init_thread(const char *fn);
+
 /* Reports a user error and ends the job.  `fn` is the routine. */
 SHR_COLD _Noreturn void shr_check_fail(const char *fn, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));

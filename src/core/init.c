@@ -329,11 +329,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
         *provided_p = shr_g.thread_level;
         return SHR_OK;
     }
-    status = shr_env_load(routine);
-    if (status != SHR_OK) {
-        return status;
-    }
-    configure_logging();
+    /* join the job first: every later message can then name this PE */
     status = shr_boot_init(&rank, &size);
     if (status != SHR_OK) {
         shr_error("%s: cannot join the job: %s", routine, shr_status_string(status));
@@ -343,6 +339,12 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     shr_g.n_pes = size;
     gethostname(shr_g.host, sizeof(shr_g.host) - 1);
     shr_log_set_identity(rank, shr_g.host);
+    status = shr_env_load(routine);
+    if (status != SHR_OK) {
+        shr_boot_fini();
+        return status;
+    }
+    configure_logging();
 
     memset(&card, 0, sizeof(card));
     snprintf(card.host, sizeof(card.host), "%s", shr_g.host);

@@ -24,6 +24,16 @@ shr_status_t shr_remote_init(const char *routine);
 /* Collective; the last finalize, after a final barrier. */
 void shr_remote_fini(void);
 
+/* Per-context state (ctx->transport) of a user-created context: create
+ * runs after ctx's team, PE mapping and options are set, destroy after its
+ * implicit quiet.  The default context's state is made by shr_remote_init.
+ * On failure create logs the cause (naming `routine`), leaves
+ * ctx->transport NULL and returns an error: shmem_ctx_create then fails
+ * cleanly.  Thread-safe: different threads may create and destroy
+ * different contexts at the same time. */
+shr_status_t shr_remote_ctx_create(shr_ctx_t *ctx, const char *routine);
+void shr_remote_ctx_destroy(shr_ctx_t *ctx);
+
 void shr_remote_put(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi);
 void shr_remote_get(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi);
 uint64_t shr_remote_amo(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,

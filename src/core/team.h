@@ -3,7 +3,9 @@
  *
  * The public handles shmem_team_t / shmem_ctx_t point straight at these
  * structs (shmem_defs.h declares the tags), so no lookup stands between a
- * handle and its state.
+ * handle and its state.  Team and context structs are recycled, never
+ * returned to malloc, so a stale handle still points at readable memory
+ * whose `magic` says it is dead (debug-mode checks rely on that).
  */
 #ifndef SHR_TEAM_H
 #define SHR_TEAM_H
@@ -11,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <shmem_defs.h>
 
@@ -18,6 +21,10 @@
 
 typedef struct shmem_team_impl shr_team_t;
 typedef struct shmem_ctx_impl shr_ctx_t;
+
+#define SHR_TEAM_MAGIC 0x7ea3c0deu /* a live team */
+#define SHR_CTX_MAGIC  0xc7c0ffeeu /* a live context */
+#define SHR_SESSION_OPEN (1L << 62)  /* in session_options: a session is open */
 
 /* Most teams are strided slices of WORLD; others (SHARED on a cluster with
  * cyclic placement, and their splits) list their members explicitly. */
@@ -31,18 +38,33 @@ struct shmem_team_impl {
     uint64_t barrier_epoch; /* barriers this team completed (same on all members) */
     shmem_team_config_t config;
     long config_mask;
-    int n_contexts;         /* shareable contexts created from the team */
-    shr_team_t *parent;
+    int n_contexts;         /* live contexts created from the team */
+    shr_team_t *parent;     /* informational; dangles once the parent is destroyed */
     bool predefined;        /* WORLD or SHARED: never destroyed by the user */
+
+    /* ---- team.c's own ---- */
+    uint32_t magic;         /* SHR_TEAM_MAGIC while live, 0 once destroyed */
+    uint64_t *agree;        /* the slot's agreement area (after sync's words) */
+    uint64_t agree_epoch;   /* agreements run on this team (same on all members) */
+    shr_team_t *next;       /* list of live user teams / of recycled structs */
+    shr_team_t *prev;
 };
 
 struct shmem_ctx_impl {
-    shr_team_t *team;
-    long options;
+    shr_team_t *team;        /* NULL once destroyed */
+    long options;            /* SHMEM_CTX_* */
     int pe_start, pe_stride; /* team PE -> world PE, copied from the team ... */
     int *world_pes;          /* ... (or its member list) for the fast path */
     void *transport;         /* per-context transport state (UCX worker) */
     bool predefined;
+
+    /* ---- ctx.c's own ---- */
+    uint32_t magic;          /* SHR_CTX_MAGIC while live, 0 once destroyed */
+    pid_t creator;           /* thread that created it */
+    long session_options;    /* SHR_SESSION_OPEN | SHMEM_CTX_SESSION_* hints; 0 = none */
+    size_t session_total_ops;
+    shr_ctx_t *next;         /* registry of live contexts / recycled structs */
+    shr_ctx_t *prev;
 };
 
 /* World PE of team member `pe`.  Thread-safe. */
@@ -67,5 +89,49 @@ int shr_team_pe_of_world(const shr_team_t *team, int world_pe);
 shr_status_t shr_team_init(const char *routine);
 /* Destroys every team and context (collective, last finalize). */
 void shr_team_fini(void);
+
+/* ---- teams (core/team.c) ----
+ * Splits are collective over `parent` and give the same status on every
+ * parent PE; *team_p is NULL (SHMEM_TEAM_INVALID) on PEs that are not
+ * members and on failure.  The first PE to see a failure logs why, naming
+ * `routine`.  Not thread-safe per parent (spec: one collective at a time per
+ * team); splits of different parents may run in different threads. */
+shr_status_t shr_team_split_strided(shr_team_t *parent, int start, int stride, int size,
+                                    const shmem_team_config_t *config, long config_mask,
+                                    const char *routine, shr_team_t **team_p);
+shr_status_t shr_team_split_2d(shr_team_t *parent, int xrange,
+                               const shmem_team_config_t *xconfig, long xmask,
+                               const shmem_team_config_t *yconfig, long ymask,
+                               const char *routine, shr_team_t **xteam_p,
+                               shr_team_t **yteam_p);
+/* Collective over `team` (a live user team): destroys its contexts, frees
+ * its slot. */
+void shr_team_destroy(shr_team_t *team);
+/* `team` is a live team (not NULL). */
+static inline bool shr_team_is_live(const shr_team_t *team)
+{
+    return team->magic == SHR_TEAM_MAGIC && team->n_pes > 0;
+}
+/* Team slots in use on this PE (predefined included), and the limit. */
+int shr_team_slots_in_use(void);
+int shr_team_slots_max(void);
+
+/* ---- contexts (core/ctx.c) ----
+ * Thread-safe: any thread may create and destroy contexts at any time. */
+/* Creates a context on `team` (a live team) with SHMEM_CTX_* `options`.
+ * On failure logs why (naming `routine`) and leaves *ctx_p alone. */
+shr_status_t shr_ctx_create(shr_team_t *team, long options, const char *routine,
+                            shr_ctx_t **ctx_p);
+/* Quiets and destroys a live, user-created context. */
+void shr_ctx_destroy(shr_ctx_t *ctx);
+/* Destroys every context created from `team` (team destroy), or every
+ * context when `team` is NULL (finalize).  Returns how many were PRIVATE. */
+int shr_ctx_destroy_all(shr_team_t *team);
+/* Live contexts (user-created) on this PE. */
+int shr_ctx_count(void);
+static inline bool shr_ctx_is_live(const shr_ctx_t *ctx)
+{
+    return ctx->magic == SHR_CTX_MAGIC && ctx->team != NULL;
+}
 
 #endif

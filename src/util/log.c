@@ -13,6 +13,7 @@ unsigned shr_log_cats = SHR_LOG_ALL;
 static int log_pe = -1;
 static char log_host[64];
 static int log_fd = STDERR_FILENO;
+static char last_error[512];
 
 static const char *const level_names[] = {"error", "warning", "info", "debug", "trace"};
 
@@ -66,9 +67,21 @@ int shr_log_format(char *buf, int len, shr_log_level_t level, const char *fmt, v
     return n < len ? n : len - 1;
 }
 
+const char *shr_log_last_error(void)
+{
+    return last_error;
+}
+
 void shr_log_vemit(shr_log_level_t level, const char *fmt, va_list ap)
 {
     char line[1024];
+    va_list copy;
+
+    if (level == SHR_LOG_ERROR) {
+        va_copy(copy, ap);
+        vsnprintf(last_error, sizeof(last_error), fmt, copy);
+        va_end(copy);
+    }
     int n = shr_log_format(line, (int)sizeof(line) - 1, level, fmt, ap);
 
     line[n++] = '\n';

@@ -74,6 +74,10 @@ void shr_log_emit(shr_log_level_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void shr_log_vemit(shr_log_level_t level, const char *fmt, va_list ap);
 
+/* The message of the last error line logged (without the prefix), "" if
+ * none: what a fatal exit hands to the launcher as its reason. */
+const char *shr_log_last_error(void);
+
 /* Formats the same line into buf (for messages handed to the launcher). */
 int shr_log_format(char *buf, int len, shr_log_level_t level, const char *fmt, va_list ap);
 

@@ -76,6 +76,25 @@ const char *shr_str_from_size(size_t bytes, char *buf, size_t len)
     return buf;
 }
 
+const char *shr_str_from_size_env(size_t bytes, char *buf, size_t len)
+{
+    static const char suffix[] = {'k', 'm', 'g', 't'};
+    unsigned long long value = bytes;
+    int unit = -1;
+
+    /* the largest unit that keeps the number a whole one >= 1 */
+    while (unit < 3 && value >= 1024) {
+        value = (value + 1023) / 1024;
+        unit++;
+    }
+    if (unit < 0) {
+        snprintf(buf, len, "%llu", value);
+    } else {
+        snprintf(buf, len, "%llu%c", value, suffix[unit]);
+    }
+    return buf;
+}
+
 shr_status_t shr_str_to_bool(const char *text, int *value_p)
 {
     static const char *const yes[] = {"1", "y", "yes", "on", "true"};

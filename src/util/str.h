@@ -19,6 +19,10 @@ shr_status_t shr_str_to_size(const char *text, size_t *bytes_p);
  * returns buf.  Thread-safe. */
 const char *shr_str_from_size(size_t bytes, char *buf, size_t len);
 
+/* Writes `bytes` rounded up in the environment syntax ("128m", "3g", "64k")
+ * into buf[len] and returns buf: what a message tells the user to set. */
+const char *shr_str_from_size_env(size_t bytes, char *buf, size_t len);
+
 /* Parses a boolean the way users write it: 1/0, y/n, yes/no, on/off,
  * true/false (any case).  SHR_ERR_INVALID otherwise. */
 shr_status_t shr_str_to_bool(const char *text, int *value_p);

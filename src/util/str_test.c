@@ -1,6 +1,7 @@
 /* str_test.c -- unit test of the size parser (spec section 8 syntax). */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "util/str.h"
 
@@ -60,6 +61,15 @@ int main(void)
     expect_invalid("1e");
     expect_invalid("99999999999t");
     expect_invalid("1e40");
+    {
+        char buf[32];
+        if (strcmp(shr_str_from_size_env(128u << 20, buf, sizeof(buf)), "128m") != 0 ||
+            strcmp(shr_str_from_size_env((3u << 30) - 5, buf, sizeof(buf)), "3g") != 0 ||
+            strcmp(shr_str_from_size_env(100, buf, sizeof(buf)), "100") != 0) {
+            fprintf(stderr, "FAIL: env-syntax size formatting (%s)\n", buf);
+            failures++;
+        }
+    }
     {
         char buf[32];
         const char *s = shr_str_from_size(3ull << 30, buf, sizeof(buf));

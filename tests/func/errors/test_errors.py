@@ -1,0 +1,364 @@
+#!/usr/bin/env python3
+"""Error classes and cleanup of the single-node foundation.
+
+Each case runs err_cases (a program misusing the API in one way) under
+oshrun and checks: the exit status, one error line that names the routine,
+the PE, the problem and the fix, no new files in /dev/shm, no process of the
+job left, and that segments are private to the user.
+  test_errors.py --list
+  test_errors.py --oshrun build/bin/oshrun --prog build/tests/bin/err_cases CASE|all
+"""
+import argparse
+import glob
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+CASES = {}
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+class Fail(Exception):
+    pass
+
+
+def shm_entries():
+    return set(os.listdir("/dev/shm")) if os.path.isdir("/dev/shm") else set()
+
+
+def run(args, env=None, n=2, timeout=30, oshrun_args=()):
+    full_env = dict(os.environ)
+    for k in list(full_env):
+        if k.startswith(("SHMEM_", "SMA_", "SHIMMER_")):
+            del full_env[k]
+    full_env.update(env or {})
+    cmd = [OSHRUN, "-n", str(n), *oshrun_args, PROG, *args]
+    p = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(rc, out, err, status, patterns, where="stderr"):
+    text = err if where == "stderr" else out
+    if rc != status:
+        raise Fail("exit status %d, want %d\nstdout: %s\nstderr: %s" % (rc, status, out, err))
+    for pat in patterns:
+        if not re.search(pat, text):
+            raise Fail("no line matching %r in %s:\n%s" % (pat, where, text))
+
+
+def error_line(routine, *what):
+    """One line 'shimmer: error: [pe N host] routine: ...what...'."""
+    return r"(?m)^shimmer: error: (\[pe \d+ \S+\] )?%s: .*%s" % (
+        re.escape(routine), ".*".join(what))
+
+
+# ---------------------------------------------------------------- error classes
+@case
+def before_init():
+    rc, out, err = run(["before_init"], n=2)
+    expect(rc, out, err, 1, [error_line("shmem_long_p", "before shmem_init", "call shmem_init")])
+
+
+@case
+def after_finalize():
+    rc, out, err = run(["after_finalize"], n=2)
+    expect(rc, out, err, 1, [error_line("shmem_long_p", "after shmem_finalize")])
+
+
+@case
+def pe_out_of_range_debug():
+    rc, out, err = run(["pe_range"], env={"SHMEM_DEBUG": "1"}, n=3)
+    expect(rc, out, err, 1, [r"shimmer: error: \[pe \d+ \S+\] shmem_long_p: pe is 3, valid range 0\.\.2"])
+
+
+@case
+def pe_negative_checks_on():
+    rc, out, err = run(["pe_negative"], env={"SHIMMER_CHECKS": "1"}, n=2)
+    expect(rc, out, err, 1, [error_line("shmem_long_atomic_add", "pe is -1")])
+
+
+@case
+def nonsymmetric_debug():
+    rc, out, err = run(["nonsym"], env={"SHMEM_DEBUG": "1"}, n=2)
+    expect(rc, out, err, 1, [error_line("shmem_long_p", "dest 0x[0-9a-f]+ is not a symmetric address",
+                                        "shmem_malloc")])
+
+
+@case
+def nonsymmetric_without_checks():
+    """Without checks the cold path still names the problem: no SIGSEGV."""
+    rc, out, err = run(["nonsym_get"], n=2)
+    expect(rc, out, err, 1, [r"shimmer: error: .*source 0x[0-9a-f]+ is not a symmetric address"])
+
+
+@case
+def heap_exhausted():
+    rc, out, err = run(["heap_exhausted"], env={"SHMEM_SYMMETRIC_SIZE": "1m"}, n=2)
+    expect(rc, out, err, 0, [r"malloc returned NULL"], where="stdout")
+    expect(rc, out, err, 0, [r"shimmer: warning: \[pe \d+ \S+\] shmem_malloc\(64 MiB\): symmetric heap "
+                             r"exhausted \(1 MiB per PE.*set SHMEM_SYMMETRIC_SIZE=128m or more"])
+
+
+@case
+def malloc_size_mismatch_debug():
+    rc, out, err = run(["malloc_mismatch"], env={"SHMEM_DEBUG": "1"}, n=2)
+    expect(rc, out, err, 1, [error_line("shmem_malloc", "asked for 100 bytes", "but PE \\d+ for 200",
+                                        "same on every PE")])
+
+
+@case
+def bad_comparison_debug():
+    rc, out, err = run(["bad_cmp"], env={"SHMEM_DEBUG": "1"}, n=1)
+    expect(rc, out, err, 1, [error_line("shmem_long_wait_until", "cmp is 42", "SHMEM_CMP_EQ")])
+
+
+@case
+def misaligned_amo_debug():
+    rc, out, err = run(["misaligned_amo"], env={"SHMEM_DEBUG": "1"}, n=1)
+    expect(rc, out, err, 1, [error_line("shmem_long_atomic_add", "not aligned to 8 bytes")])
+
+
+@case
+def free_foreign_pointer_debug():
+    rc, out, err = run(["free_foreign"], env={"SHMEM_DEBUG": "1"}, n=2)
+    expect(rc, out, err, 1, [error_line("shmem_free", "was not returned by shmem_malloc")])
+
+
+@case
+def env_unparsable_size():
+    rc, out, err = run(["ok"], env={"SHMEM_SYMMETRIC_SIZE": "12x"}, n=2)
+    if rc == 0:
+        raise Fail("init succeeded with SHMEM_SYMMETRIC_SIZE=12x")
+    expect(rc, out, err, rc, [error_line("shmem_init", "SHMEM_SYMMETRIC_SIZE=12x is not valid",
+                                         "k/m/g/t suffix")])
+
+
+@case
+def env_unparsable_init_thread_returns():
+    rc, out, err = run(["init_thread_bad_env"], env={"SHIMMER_SHM_BACKING": "tape"}, n=1)
+    expect(rc, out, err, 3, [r"init_thread returned nonzero"], where="stdout")
+    expect(rc, out, err, 3, [error_line("shmem_init_thread", "SHIMMER_SHM_BACKING=tape", "memfd,file")])
+
+
+@case
+def env_unknown_name_warns():
+    rc, out, err = run(["ok"], env={"SHIMMER_WAIT_SPN": "3"}, n=1)
+    expect(rc, out, err, 0, [r"unknown variable SHIMMER_WAIT_SPN is ignored; did you mean SHIMMER_WAIT_SPIN\?"])
+
+
+@case
+def oshrun_missing_program():
+    p = subprocess.run([OSHRUN, "-n", "2", "/nonexistent/prog"], capture_output=True, text=True)
+    expect(p.returncode, p.stdout, p.stderr, 127, [r"oshrun: error: .*/nonexistent/prog"])
+
+
+@case
+def oshrun_bad_n():
+    for bad in ("0", "-3", "two", "99999"):
+        p = subprocess.run([OSHRUN, "-n", bad, PROG, "ok"], capture_output=True, text=True)
+        expect(p.returncode, p.stdout, p.stderr, 2, [r"oshrun: error: .*"])
+
+
+@case
+def dev_shm_too_small():
+    """A tmpfs too small for the heap: init refuses with bytes and remedy,
+    never a SIGBUS later."""
+    if os.geteuid() != 0:
+        print("skip: mounting a small tmpfs needs root")
+        sys.exit(SKIP)
+    d = tempfile.mkdtemp(prefix="shimmer-tiny-")
+    if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=4m,mode=1777", "tmpfs", d]) != 0:
+        os.rmdir(d)
+        print("skip: cannot mount tmpfs")
+        sys.exit(SKIP)
+    try:
+        rc, out, err = run(["ok"], env={"SHIMMER_SHM_BACKING": "file", "SHIMMER_SHM_DIR": d,
+                                        "SHMEM_SYMMETRIC_SIZE": "64m"}, n=2)
+        if rc == 0:
+            raise Fail("init succeeded on a 4 MiB tmpfs")
+        expect(rc, out, err, rc, [error_line("shmem_init", re.escape(d) + " has", "free but the symmetric heap",
+                                             "needs", "SHMEM_SYMMETRIC_SIZE", "memfd")])
+        if os.listdir(d):
+            raise Fail("files left in %s: %s" % (d, os.listdir(d)))
+    finally:
+        subprocess.call(["umount", d])
+        os.rmdir(d)
+
+
+# ---------------------------------------------------------------- cleanup
+def job_pids(pid_dir):
+    pids = []
+    for f in glob.glob(os.path.join(pid_dir, "pe*.pid")):
+        with open(f) as fh:
+            pids.append(int(fh.read().strip()))
+    return pids
+
+
+def alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def start_hanging_job(n, env=None):
+    pid_dir = tempfile.mkdtemp(prefix="shimmer-pids-")
+    full_env = dict(os.environ, ERR_PID_DIR=pid_dir, **(env or {}))
+    job = subprocess.Popen([OSHRUN, "-n", str(n), PROG, "hang"], env=full_env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 20
+    while len(job_pids(pid_dir)) < n and time.time() < deadline:
+        time.sleep(0.05)
+    pids = job_pids(pid_dir)
+    if len(pids) < n:
+        job.kill()
+        raise Fail("job did not start")
+    return job, pids, pid_dir
+
+
+def expect_all_gone(pids, within=5.0):
+    deadline = time.time() + within
+    while time.time() < deadline and any(alive(p) for p in pids):
+        time.sleep(0.05)
+    left = [p for p in pids if alive(p)]
+    if left:
+        for p in left:
+            os.kill(p, signal.SIGKILL)
+        raise Fail("PEs still running: %s" % left)
+
+
+def expect_no_new_shm(before):
+    new = {e for e in shm_entries() - before if "shimmer" in e or e.startswith("sem.")}
+    if new:
+        raise Fail("left in /dev/shm: %s" % sorted(new))
+
+
+@case
+def cleanup_normal_exit():
+    for backing in ("memfd", "file"):
+        before = shm_entries()
+        rc, out, err = run(["ok"], env={"SHIMMER_SHM_BACKING": backing}, n=4)
+        expect(rc, out, err, 0, [r"survived"], where="stdout")
+        expect_no_new_shm(before)
+
+
+@case
+def cleanup_global_exit():
+    before = shm_entries()
+    rc, out, err = run(["global_exit"], n=4)
+    expect(rc, out, err, 7, [r"oshrun: PE 1 called shmem_global_exit\(7\)"])
+    expect_no_new_shm(before)
+
+
+@case
+def cleanup_kill9_pe():
+    for backing in ("memfd", "file"):
+        before = shm_entries()
+        job, pids, _ = start_hanging_job(4, {"SHIMMER_SHM_BACKING": backing})
+        time.sleep(0.2)
+        os.kill(pids[2], signal.SIGKILL)
+        try:
+            out, err = job.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            job.kill()
+            raise Fail("job did not end after kill -9 of a PE")
+        if job.returncode != 137 or not re.search(r"PE \d+ \(pid %d\) killed by signal 9" % pids[2], err):
+            raise Fail("status %d, stderr: %s" % (job.returncode, err))
+        expect_all_gone(pids)
+        expect_no_new_shm(before)
+
+
+@case
+def cleanup_kill9_oshrun():
+    before = shm_entries()
+    job, pids, _ = start_hanging_job(4)
+    time.sleep(0.2)
+    job.kill()  # SIGKILL to oshrun itself
+    job.wait()
+    expect_all_gone(pids, within=3.0)
+    expect_no_new_shm(before)
+
+
+@case
+def cleanup_sigterm_oshrun():
+    before = shm_entries()
+    job, pids, _ = start_hanging_job(3)
+    job.send_signal(signal.SIGTERM)
+    job.communicate(timeout=10)
+    if job.returncode != 128 + signal.SIGTERM:
+        raise Fail("oshrun exit %d after SIGTERM" % job.returncode)
+    expect_all_gone(pids)
+    expect_no_new_shm(before)
+
+
+@case
+def cleanup_crash_takes_job_down():
+    before = shm_entries()
+    rc, out, err = run(["crash"], n=3, timeout=20)
+    expect(rc, out, err, 128 + signal.SIGSEGV, [r"PE 2 \(pid \d+\) killed by signal 11"])
+    expect_no_new_shm(before)
+
+
+@case
+def segments_private_to_user():
+    """Every segment a running job holds is mode 0600; no socket files."""
+    job, pids, _ = start_hanging_job(2, {"SHIMMER_SHM_BACKING": "memfd"})
+    try:
+        seen = 0
+        for pid in pids:
+            for fd in glob.glob("/proc/%d/fd/*" % pid):
+                try:
+                    target = os.readlink(fd)
+                except OSError:
+                    continue
+                if target.startswith("/memfd:shimmer"):
+                    mode = os.stat(fd).st_mode & 0o777
+                    if mode != 0o600:
+                        raise Fail("segment %s of pid %d has mode %o" % (target, pid, mode))
+                    seen += 1
+                elif target.startswith("/") and "shimmer" in target:
+                    raise Fail("a named file is held open: %s" % target)
+        if seen == 0:
+            raise Fail("no shimmer memfd found in the PEs")
+    finally:
+        job.kill()
+        job.wait()
+        expect_all_gone(pids)
+
+
+def main():
+    global OSHRUN, PROG
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--oshrun")
+    ap.add_argument("--prog")
+    ap.add_argument("case", nargs="?")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(CASES))
+        return 0
+    OSHRUN, PROG = args.oshrun, args.prog
+    names = list(CASES) if args.case == "all" else [args.case]
+    failed = 0
+    for name in names:
+        try:
+            CASES[name]()
+            print("PASS", name)
+        except Fail as e:
+            print("FAIL", name, "-", e)
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
