@@ -83,7 +83,7 @@ int main(int argc, char **argv)
     static const bench_info_t info = {
         .name = "amo",
         .title = "atomics: latency and rate of blocking fetch_add, add, compare_swap, swap, fetch, set",
-        .columns = "op: type: latency_us:us mops:Mops/s iterations: valid:",
+        .columns = "op: dtype: latency_us:us mops:Mops/s iterations: valid:",
         .min_size = 8, .max_size = 8,
         .iters = 100000, .min_iters = 20,
         .ops = "fetch_add,add,compare_swap,swap,fetch,set,fetch_add_contended", .min_pes = 2,
@@ -121,7 +121,7 @@ int main(int argc, char **argv)
 
         bench_row_begin(&b);
         bench_col_str(&b, "op", op);
-        bench_col_str(&b, "type", b.opt.type);
+        bench_col_str(&b, "dtype", b.opt.type);
         bench_col_num(&b, "latency_us", us / (double)iters);
         bench_col_num(&b, "mops", (double)iters / us);
         bench_col_int(&b, "iterations", iters);

@@ -146,7 +146,8 @@ static void usage(const bench_info_t *info, FILE *f)
 {
     fprintf(f,
         "usage: %s [options]   (%s)\n"
-        "  -m, --sizes MIN:MAX   size sweep in bytes, k/M suffixes (default %zu:%zu)\n"
+        "  -m, --sizes MIN:MAX   size sweep in bytes, k/M suffixes (default %zu:%zu),\n"
+        "                        or an increasing list: 8,4k,1M\n"
         "  -i, --iters N         iterations at small sizes (default %ld)\n"
         "  -w, --warmup N        warm-up iterations (default iters/10, at least 2)\n"
         "  -b, --budget BYTES    bytes per point; large sizes run budget/size iterations\n"
@@ -200,7 +201,20 @@ static void parse_opts(bench_t *b, int argc, char **argv)
         switch (c) {
         case 'm':
             colon = strchr(optarg, ':');
-            if (colon) {
+            if (strchr(optarg, ',')) {
+                long tmp[BENCH_MAX_LIST];
+                int n = parse_list(optarg, tmp, BENCH_MAX_LIST);
+                ok = n > 0;
+                o->nsizes = n > 0 ? n : 0;
+                for (int i = 0; i < o->nsizes; i++) {
+                    o->sizes[i] = (size_t)tmp[i];
+                    ok = ok && (i == 0 || o->sizes[i] > o->sizes[i - 1]);
+                }
+                if (ok) {
+                    o->min_size = o->sizes[0];
+                    o->max_size = o->sizes[o->nsizes - 1];
+                }
+            } else if (colon) {
                 *colon = 0;
                 ok = parse_size(optarg, &o->min_size) && parse_size(colon + 1, &o->max_size);
             } else {
@@ -534,6 +548,12 @@ long bench_warmup(const bench_t *b, long iters)
 
 size_t bench_next_size(const bench_t *b, size_t size)
 {
+    if (b->opt.nsizes > 0) {
+        for (int i = 0; i < b->opt.nsizes; i++)
+            if (b->opt.sizes[i] > size)
+                return b->opt.sizes[i];
+        return 0;
+    }
     size_t next = size ? size * 2 : 1;
     return next > b->opt.max_size ? 0 : next;
 }
@@ -674,6 +694,13 @@ void bench_row_begin(bench_t *b)
         fprintf(b->out, "{\"type\":\"row\",\"point\":%ld", b->point - 1);
 }
 
+/* "type" and "point" belong to the record itself. */
+static void check_col_name(bench_t *b, const char *name)
+{
+    if (!strcmp(name, "type") || !strcmp(name, "point"))
+        bench_die(b, "column name \"%s\" is reserved", name);
+}
+
 static void csv_add(bench_t *b, const char *name, const char *val)
 {
     size_t nl = strlen(b->csv_names), vl = strlen(b->csv_vals);
@@ -686,6 +713,7 @@ void bench_col_int(bench_t *b, const char *name, long long v)
 {
     if (!b->out)
         return;
+    check_col_name(b, name);
     if (b->opt.csv) {
         char s[32];
         snprintf(s, sizeof s, "%lld", v);
@@ -701,6 +729,7 @@ void bench_col_num(bench_t *b, const char *name, double v)
 {
     if (!b->out)
         return;
+    check_col_name(b, name);
     if (b->opt.csv) {
         char s[40];
         snprintf(s, sizeof s, "%.6g", v);
@@ -717,6 +746,7 @@ void bench_col_str(bench_t *b, const char *name, const char *v)
 {
     if (!b->out)
         return;
+    check_col_name(b, name);
     if (b->opt.csv) {
         csv_add(b, name, v);
         return;
@@ -731,6 +761,7 @@ void bench_col_bool(bench_t *b, const char *name, bool v)
 {
     if (!b->out)
         return;
+    check_col_name(b, name);
     if (b->opt.csv) {
         csv_add(b, name, v ? "true" : "false");
         return;

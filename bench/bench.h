@@ -52,6 +52,8 @@ typedef struct bench_info {
 
 typedef struct bench_opts {
     size_t      min_size, max_size;
+    size_t      sizes[BENCH_MAX_LIST];  /* -m 8,4k,1M: an explicit list instead of a sweep */
+    int         nsizes;
     long        iters;         /* -1: driver default */
     long        warmup;        /* -1: iters/10 (at least 2) */
     size_t      budget;
@@ -109,7 +111,7 @@ static inline double bench_now_us(void)
 /* Iterations for one point moving `bytes` per iteration: min(iters, budget/bytes), >= min_iters. */
 long bench_iters(const bench_t *b, size_t bytes);
 long bench_warmup(const bench_t *b, long iters);
-/* Next size of the power-of-two sweep (0 when past max). */
+/* Next size of the power-of-two sweep, or of the -m list (0 when past the end). */
 size_t bench_next_size(const bench_t *b, size_t size);
 #define BENCH_FOR_SIZES(_b, _s) \
     for (size_t _s = (_b)->opt.min_size; _s != 0; _s = bench_next_size((_b), _s))

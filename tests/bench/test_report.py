@@ -1,0 +1,192 @@
+#!/usr/bin/env python3
+"""Report generation on recorded JSON, and the runner's crash handling.
+
+Fixture: fixtures/run/ is a trimmed results directory of a real two-repetition
+run (Shimmer and Open MPI's OSHMEM on the 2-core development machine), with a
+recorded crash (the peer's int compare_swap) and an unsupported figure.
+No timing is judged anywhere: values are only recomputed from the raw files.
+"""
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import report  # noqa: E402
+import runner  # noqa: E402
+
+FIXTURE = os.path.join(HERE, "fixtures", "run")
+
+
+def raw_values(root, impl, job, metric, **key):
+    """The metric over repetitions, straight from the raw files (worst PE within a launch)."""
+    vals = []
+    d = os.path.join(root, "raw", impl)
+    for name in sorted(os.listdir(d)):
+        if not name.startswith(job + ".r"):
+            continue
+        best = None
+        for rec in report.load_jsonl(os.path.join(d, name)):
+            if rec.get("type") == "row" and all(rec.get(k) == v for k, v in key.items()) and metric in rec:
+                best = rec[metric] if best is None else max(best, rec[metric])
+        if best is not None:
+            vals.append(best)
+    return vals
+
+
+class ReportFromFixture(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="bench-report-")
+        self.dir = os.path.join(self.tmp, "run")
+        shutil.copytree(FIXTURE, self.dir)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def summary(self):
+        with open(os.path.join(self.dir, "summary.json")) as f:
+            return {fig["id"]: fig for fig in json.load(f)["figures"]}
+
+    def test_writes_report_and_summary(self):
+        self.assertEqual(report.main([self.dir, "--no-plots", "--quiet"]), 0)
+        with open(os.path.join(self.dir, "report.md")) as f:
+            md = f.read()
+        self.assertIn("| figure | Shimmer | peer | limit | Shimmer/peer | Shimmer/limit | target | verdict |", md)
+        self.assertIn("## Collectives against the peer", md)
+        self.assertIn("stack smashing", md)            # the recorded crash is reported, not lost
+        self.assertIn("OpenSHMEM 1.5", md)             # the unsupported figure says why
+        self.assertIn("No plots: disabled", md)
+        figs = self.summary()
+        for fid in ("pingpong_8", "putmem_bw_1048576", "amo_fetch_add", "startup_2", "rss_2"):
+            self.assertIn(fid, figs)
+
+    def test_values_are_medians_of_raw_runs(self):
+        report.main([self.dir, "--no-plots", "--quiet"])
+        figs = self.summary()
+        for impl, col in (("shimmer", "shimmer"), ("oshmem", "peer")):
+            vals = raw_values(self.dir, impl, "put_lat", "pingpong_us", size=8)
+            self.assertGreaterEqual(len(vals), 2)
+            got = figs["pingpong_8"][col]
+            self.assertAlmostEqual(got["median"], statistics.median(vals))
+            self.assertEqual(got["min"], min(vals))
+            self.assertEqual(got["max"], max(vals))
+        lim = statistics.median(raw_values(self.dir, "limit", "cacheline_pingpong", "latency_us", mode="flag"))
+        f = figs["pingpong_8"]
+        self.assertAlmostEqual(f["limit_v"], lim)
+        self.assertAlmostEqual(f["ratio_limit"], f["shimmer"]["median"] / lim)
+        self.assertAlmostEqual(f["ratio_peer"], f["shimmer"]["median"] / f["peer"]["median"])
+        expect = "met" if f["ratio_limit"] <= 1.5 else "MISSED"
+        self.assertTrue(f["verdict"].startswith(expect), f["verdict"])
+
+    def test_collective_rows_compare_with_peer(self):
+        report.main([self.dir, "--no-plots", "--quiet"])
+        f = self.summary()["bcast_2_8"]
+        self.assertEqual(f["target"], "<= 1/3× peer")
+        if f["shimmer"] and f["peer"]:
+            ok = f["shimmer"]["median"] / f["peer"]["median"] <= 1 / 3
+            self.assertTrue(f["verdict"].startswith("met" if ok else "MISSED"))
+
+    def test_missing_peer_is_said(self):
+        with open(os.path.join(self.dir, "run.json")) as f:
+            meta = json.load(f)
+        for i in meta["impls"]:
+            if i["role"] == "peer":
+                i["available"] = False
+        with open(os.path.join(self.dir, "run.json"), "w") as f:
+            json.dump(meta, f)
+        report.main([self.dir, "--no-plots", "--quiet"])
+        with open(os.path.join(self.dir, "report.md")) as f:
+            self.assertIn("The peer is missing", f.read())
+        f = self.summary()["pingpong_8"]
+        self.assertIsNone(f["peer"])
+        self.assertIsNone(f["ratio_peer"])
+        self.assertIsNotNone(f["limit_v"])       # still compared with the limit
+
+    def test_torn_line_is_ignored(self):
+        path = os.path.join(self.dir, "raw", "shimmer", "put_lat.r0.jsonl")
+        with open(path, "a") as f:
+            f.write('{"type": "row", "point": 99, "size": 8, "pingpo')
+        self.assertEqual(report.main([self.dir, "--no-plots", "--quiet"]), 0)
+
+    def test_noise_flag(self):
+        self.assertTrue(report.Stat([1.0, 1.2, 1.6]).noisy)
+        self.assertFalse(report.Stat([1.0, 1.2, 1.4]).noisy)
+        self.assertFalse(report.Stat([5.0]).noisy)
+        self.assertEqual(report.Stat([3.0, 1.0, 2.0]).median, 2.0)
+
+    def test_plots(self):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            self.skipTest("matplotlib not available to %s" % sys.executable)
+        report.main([self.dir, "--quiet"])
+        for png in ("put_latency.png", "pingpong_latency.png", "put_bandwidth.png"):
+            p = os.path.join(self.dir, png)
+            self.assertTrue(os.path.exists(p), png)
+            with open(p, "rb") as f:
+                self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
+
+
+FAKE_BENCH = r'''#!%(py)s
+# A stand-in benchmark: 5 points; point 2 aborts unless skipped.
+import json, os, sys
+args = sys.argv[1:]
+out = args[args.index("-o") + 1]
+skip = int(args[args.index("--skip-points") + 1]) if "--skip-points" in args else 0
+with open(out, "w") as f:
+    f.write(json.dumps({"type": "header", "bench": "fake", "columns": [["x", ""], ["latency_us", "us"]]}) + "\n")
+    for i in range(5):
+        if i < skip:
+            continue
+        f.write(json.dumps({"type": "point", "index": i, "label": "x=%%d" %% i}) + "\n")
+        f.flush()
+        if i == 2:
+            sys.stderr.write("*** stack smashing detected ***: terminated\n")
+            os.abort()
+        f.write(json.dumps({"type": "row", "point": i, "x": i, "latency_us": 1.0 + i}) + "\n")
+    f.write(json.dumps({"type": "end", "status": "ok"}) + "\n")
+'''
+
+
+class RunnerCrashResume(unittest.TestCase):
+    def test_crash_costs_only_that_point(self):
+        tmp = tempfile.mkdtemp(prefix="bench-runner-")
+        try:
+            prog = os.path.join(tmp, "fake")
+            with open(prog, "w") as f:
+                f.write(FAKE_BENCH % {"py": sys.executable})
+            os.chmod(prog, 0o755)
+            j = {"id": "fake", "prog": "fake", "args": [], "full_args": None, "n": 1, "kind": "limit"}
+            st = runner.run_job({"name": "limit", "run": ""}, j, prog, 0, tmp, 30, "headline")
+            self.assertEqual(st, "partial")
+            recs = report.load_jsonl(os.path.join(tmp, "fake.r0.jsonl"))
+            rows = [r["x"] for r in recs if r.get("type") == "row"]
+            self.assertEqual(rows, [0, 1, 3, 4])
+            crashes = [r for r in recs if r.get("type") == "crash"]
+            self.assertEqual(len(crashes), 1)
+            self.assertEqual(crashes[0]["label"], "x=2")
+            self.assertIn("stack smashing", crashes[0]["reason"])
+            launches = [r for r in recs if r.get("type") == "launch"]
+            self.assertEqual(len(launches), 2)
+            self.assertIn("--skip-points", launches[1]["cmd"])
+        finally:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+    def test_crash_reason(self):
+        self.assertEqual(runner.crash_reason("", -11, False), "killed by SIGSEGV")
+        self.assertEqual(runner.crash_reason("x", 0, True), "timed out")
+        self.assertIn("stack smashing", runner.crash_reason("*** stack smashing detected ***", 134, False))
+
+
+if __name__ == "__main__":
+    if not os.path.isdir(FIXTURE):
+        print("SKIP: no fixture at %s" % FIXTURE)
+        sys.exit(77)
+    unittest.main(verbosity=2)
