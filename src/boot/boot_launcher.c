@@ -13,7 +13,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -248,14 +250,14 @@ static void shr_boot_launcher_fini(void)
     shr_boot_launcher_send(&hdr, NULL, "finalizing");
 }
 
+static shr_status_t shr_boot_launcher_finish(void *all, size_t want);
+
 static shr_status_t shr_boot_launcher_allgather(const void *mine, void *all, size_t len)
 {
     shr_boot_msg_hdr_t hdr = {.type = SHR_BOOT_MSG_COLL,
                               .arg = (int32_t)shr_boot_ln.seq,
                               .len = len};
     size_t want = len * (size_t)shr_boot_ln.size;
-    bool ok;
-    int memfd;
 
     if (len > SHR_BOOT_MAX_BLOB) {
         fprintf(stderr,
@@ -265,6 +267,16 @@ static shr_status_t shr_boot_launcher_allgather(const void *mine, void *all, siz
         return SHR_ERR_INVALID;
     }
     shr_boot_launcher_send(&hdr, len > 0 ? mine : NULL, "sending a collective");
+    return shr_boot_launcher_finish(all, want);
+}
+
+/* Reads the reply of the collective just sent: want bytes into all. */
+static shr_status_t shr_boot_launcher_finish(void *all, size_t want)
+{
+    shr_boot_msg_hdr_t hdr;
+    bool ok;
+    int memfd;
+
     if (!shr_boot_launcher_read_hdr(&hdr, &memfd)) {
         shr_boot_launcher_lost("waiting in a collective");
     }
@@ -290,6 +302,25 @@ static shr_status_t shr_boot_launcher_allgather(const void *mine, void *all, siz
 static shr_status_t shr_boot_launcher_barrier(void)
 {
     return shr_boot_launcher_allgather(NULL, NULL, 0);
+}
+
+/* The barrier, driving the caller's transport until oshrun answers. */
+static shr_status_t shr_boot_launcher_barrier_progress(void (*progress)(void *arg), void *arg)
+{
+    shr_boot_msg_hdr_t hdr = {.type = SHR_BOOT_MSG_COLL, .arg = (int32_t)shr_boot_ln.seq};
+
+    shr_boot_launcher_send(&hdr, NULL, "sending a collective");
+    for (;;) {
+        struct pollfd pfd = {.fd = shr_boot_ln.fd, .events = POLLIN};
+
+        progress(arg);
+        int n = poll(&pfd, 1, 0);
+        if (n > 0 || (n < 0 && errno != EINTR)) {
+            break; /* the reply, or an error the read below reports */
+        }
+        sched_yield();
+    }
+    return shr_boot_launcher_finish(NULL, 0);
 }
 
 static const char *shr_boot_launcher_job_id(void)
@@ -329,4 +360,5 @@ const shr_boot_ops_t shr_boot_launcher_ops = {
     .barrier = shr_boot_launcher_barrier,
     .job_id = shr_boot_launcher_job_id,
     .abort = shr_boot_launcher_abort,
+    .barrier_progress = shr_boot_launcher_barrier_progress,
 };
