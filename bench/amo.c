@@ -101,7 +101,7 @@ int main(int argc, char **argv)
         const char *op = ops[k];
         if (!bench_has_op(&b, op))
             continue;
-        if (!bench_point(&b, "op=%s type=%s", op, b.opt.type))
+        if (!bench_point(&b, "op=%s dtype=%s", op, b.opt.type))
             continue;
         bool fetch = k == FETCH;
         if (is_int)

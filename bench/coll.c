@@ -165,7 +165,7 @@ int main(int argc, char **argv)
         for (size_t size = c == BARRIER ? 0 : b.opt.min_size; ; size = bench_next_size(&b, size)) {
             if (c != BARRIER && (size == 0 || size < 4))
                 break;
-            if (!bench_point(&b, "coll=%s npes=%d size=%zu", names[c], npes, size))
+            if (!bench_point(&b, "coll=%s api=%s npes=%d size=%zu", names[c], team_api ? "team" : "active_set", npes, size))
                 goto next;
             long iters = bench_iters(&b, size * (size_t)npes), warm = bench_warmup(&b, iters);
             double sum = 0;

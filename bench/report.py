@@ -117,13 +117,25 @@ class Run:
                 s["invalid"] = s["invalid"] or slot["invalid"]
 
     # -- lookups
+    def find(self, impl, job, metric, **key):
+        """The one series of (impl, job) whose row key contains `key` and has `metric`.
+
+        Exact key first; else the unique series the given items select (so a
+        figure need not name columns that do not vary, like the window of
+        put_bw).  None when absent or ambiguous."""
+        exact = self.series.get((impl, job, keystr(key)))
+        if exact and metric in exact["metrics"]:
+            return exact
+        hits = [s for (i, j, _), s in self.series.items()
+                if i == impl and j == job and metric in s["metrics"]
+                and all(s["key"].get(k) == v for k, v in key.items())]
+        return hits[0] if len(hits) == 1 else None
+
     def stat(self, impl, job, metric, **key):
         if impl is None:
             return None
-        s = self.series.get((impl, job, keystr(key)))
-        if not s or metric not in s["metrics"]:
-            return None
-        return Stat(s["metrics"][metric], s["invalid"])
+        s = self.find(impl, job, metric, **key)
+        return Stat(s["metrics"][metric], s["invalid"]) if s else None
 
     def wall(self, impl, job):
         w = [x for x in self.walls.get((impl, job), []) if x is not None]
@@ -141,9 +153,22 @@ class Run:
             out.append((k["size"], Stat(s["metrics"][metric], s["invalid"])))
         return sorted(out, key=lambda x: x[0])
 
-    def event_for(self, impl, job):
-        evs = [e for e in self.events if e["impl"] == impl and e["job"] == job]
-        return evs
+    def missing_why(self, impl, job, **key):
+        """Why (impl, job, key) has no value: "crashed", "timed out", "n/a" or None.
+
+        A crash names its point by label ("op=compare_swap dtype=int"); it is
+        this figure's if every value of the key appears in it as "=value"."""
+        if impl is None:
+            return None
+        for e in self.events:
+            if e["impl"] != impl or e["job"] != job:
+                continue
+            if e["type"] == "unsupported":
+                return "n/a"
+            tokens = set(t.partition("=")[2] for t in str(e.get("label", "")).split())
+            if e["type"] in ("crash", "timeout") and all(str(v) in tokens for v in key.values()):
+                return "crashed" if e["type"] == "crash" else "timed out"
+        return None
 
 
 def _is_metric(header, name):
@@ -208,8 +233,7 @@ def figures():
                  L("put_lat_global", "put_quiet_us", size=8), L("put_lat", "put_quiet_us", size=8),
                  "same impl on the heap", limit_same_impl=True, target=("limit", "<=", 1.2)))
     F.append(Fig("put_lat_8", "8 B put latency (OSU method)", "us", L("put_lat", "latency_us", size=8)))
-    F.append(Fig("get_lat_8", "8 B get latency", "us", L("get_lat", "latency_us", size=8),
-                 CL, "cache-line round trip (2 x one way)", limit_scale=2.0))
+    F.append(Fig("get_lat_8", "8 B get latency", "us", L("get_lat", "latency_us", size=8)))
     F.append(Fig("get_lat_8_global", "8 B get latency on a global (vs heap)", "us",
                  L("get_lat_global", "latency_us", size=8), L("get_lat", "latency_us", size=8),
                  "same impl on the heap", limit_same_impl=True, target=("limit", "<=", 1.2)))
@@ -249,6 +273,8 @@ def figures():
     for op in ("add", "compare_swap", "swap", "fetch", "set"):
         F.append(Fig("amo_" + op, "atomic_%s (long)" % op, "us", L("amo", "latency_us", op=op, dtype="long"), HO,
                      "CPU atomic hand-off"))
+    for op in ("fetch_add", "compare_swap"):
+        F.append(Fig("amo_int_" + op, "atomic_%s (int)" % op, "us", L("amo_int", "latency_us", op=op, dtype="int")))
     F.append(Fig("signal_8", "8 B put_signal ping-pong, half round trip", "us",
                  L("signal_lat", "latency_us", size=8), CL, CL_NOTE))
     F.append(Fig("startup_2", "oshrun -n 2 hello: wall", "ms", Src("hello_2", None, "wall"),
@@ -312,9 +338,9 @@ def fmt(v, unit=""):
     return s
 
 
-def fmt_stat(st, scale=1.0, spread=False):
+def fmt_stat(st, scale=1.0, spread=False, why=None):
     if st is None:
-        return "—"
+        return why or "—"
     s = fmt(st.median * scale)
     if spread and st.n > 1:
         s += " [%s–%s]" % (fmt(st.min * scale), fmt(st.max * scale))
@@ -370,7 +396,15 @@ def evaluate(run, fig):
                 (lim is not None and kind == "limit" and lim.noisy)
             if noisy:
                 verdict += " (noisy)"
+    def why(impl, st):
+        if st is not None or impl is None or fig.src.kind == "wall":
+            return None
+        return run.missing_why(impl, fig.src.job, **fig.src.key)
+    shim_why, peer_why = why(run.shimmer, shim), why(run.peer, peer)
+    if shim is None and shim_why and fig.target:
+        verdict = shim_why
     return {"id": fig.id, "title": fig.title, "unit": fig.unit, "group": fig.group,
+            "shimmer_why": shim_why, "peer_why": peer_why,
             "shimmer": shim, "peer": peer, "limit": lim, "scale": sc, "limit_scale": lsc,
             "shimmer_v": shim_v, "peer_v": peer_v, "limit_v": lim_v,
             "ratio_peer": r_peer, "ratio_limit": r_lim, "limit_note": fig.limit_note,
@@ -378,7 +412,7 @@ def evaluate(run, fig):
 
 
 def has_any(row):
-    return row["shimmer"] is not None or row["peer"] is not None or row["limit"] is not None
+    return any(row[k] is not None for k in ("shimmer", "peer", "limit", "shimmer_why", "peer_why"))
 
 
 # ---------------------------------------------------------------- output: table
@@ -388,7 +422,8 @@ def text_table(rows, shim_name, peer_name):
             "Shimmer/peer", "Shimmer/limit", "target", "verdict"]
     body = []
     for r in rows:
-        body.append([r["title"], r["unit"], fmt_stat(r["shimmer"], r["scale"]), fmt_stat(r["peer"], r["scale"]),
+        body.append([r["title"], r["unit"], fmt_stat(r["shimmer"], r["scale"], why=r["shimmer_why"]),
+                     fmt_stat(r["peer"], r["scale"], why=r["peer_why"]),
                      fmt(r["limit_v"]), fmt(r["ratio_peer"]), fmt(r["ratio_limit"]), r["target"], r["verdict"]])
     widths = [max(len(str(x[i])) for x in [head] + body) for i in range(len(head))]
     lines = ["  ".join(str(c).ljust(w) if i == 0 else str(c).rjust(w) if i < 7 else str(c).ljust(w)
@@ -406,8 +441,8 @@ def md_table(rows, spread=True):
         if r["limit_v"] is not None and r["limit_note"]:
             lim += " (%s)" % r["limit_note"]
         out.append("| %s (%s) | %s | %s | %s | %s | %s | %s | %s |" % (
-            r["title"], r["unit"], fmt_stat(r["shimmer"], r["scale"], spread),
-            fmt_stat(r["peer"], r["scale"], spread), lim, fmt(r["ratio_peer"]), fmt(r["ratio_limit"]),
+            r["title"], r["unit"], fmt_stat(r["shimmer"], r["scale"], spread, r["shimmer_why"]),
+            fmt_stat(r["peer"], r["scale"], spread, r["peer_why"]), lim, fmt(r["ratio_peer"]), fmt(r["ratio_limit"]),
             r["target"], r["verdict"]))
     return "\n".join(out)
 
@@ -532,9 +567,14 @@ def finish(ax, title, ylabel, small=False):
 
 # ---------------------------------------------------------------- output: report.md
 
-def describe_event(e):
-    what = e.get("label") or e.get("point_label") or "whole run"
-    return "%s / %s (rep %s): %s — %s" % (e["impl"], e["job"], e["rep"], what, e.get("reason", e.get("type")))
+def describe_events(events):
+    """One line per distinct event, with the repetitions it happened in."""
+    seen = {}
+    for e in events:
+        k = (e["impl"], e["job"], e.get("label") or "whole run", e.get("reason", e.get("type")))
+        seen.setdefault(k, []).append(str(e["rep"]))
+    return ["%s / %s: %s — %s (rep %s)" % (i, j, what, why, ", ".join(reps))
+            for (i, j, what, why), reps in seen.items()]
 
 
 def write_report(run, rows, plots, plot_err, path):
@@ -588,8 +628,8 @@ def write_report(run, rows, plots, plot_err, path):
     L.append("## Crashes, unsupported figures and faults")
     L.append("")
     if run.events:
-        for e in run.events:
-            L.append("- " + describe_event(e))
+        for line in describe_events(run.events):
+            L.append("- " + line)
     else:
         L.append("None.")
     L.append("")
@@ -639,8 +679,8 @@ def main(argv=None):
             print(text_table(coll, run.shimmer, run.peer))
         if run.events:
             print()
-            for e in run.events:
-                print("note: " + describe_event(e))
+            for line in describe_events(run.events):
+                print("note: " + line)
         print()
         print("report: %s" % os.path.join(a.results, "report.md"))
     return 0
