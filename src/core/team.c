@@ -289,6 +289,9 @@ static shr_status_t team_split(shr_team_t *parent, team_spec_t *specs, int n_spe
     uint64_t local_err = args_ok ? 0 : ERR_ARGS;
     int chosen[2] = {-1, -1};
 
+    for (int k = 0; k < n_specs; k++) {
+        specs[k].team = NULL;
+    }
     for (int k = 0; k < n_specs && args_ok; k++) {
         if (!spec_build(parent, &specs[k])) {
             local_err |= ERR_LOCAL;
