@@ -1,28 +1,87 @@
 /*
- * coll.h -- collective algorithms over teams, type-erased.  Works on core
- * teams and contexts and the core RMA/AMO paths; never on transports.
+ * coll.h -- collective algorithms over teams and active sets, type-erased.
+ * Works on core teams and the core RMA/AMO/wait paths; never on transports.
+ *
+ * Entry points take addresses, byte counts, a dtype and an op; `fn` is the
+ * routine the user called (hang reports, cross-PE argument checks).  Team
+ * forms run on a team's synchronisation area (team->sync); the deprecated
+ * active-set forms run on the user's pSync (PE_start, logPE_stride,
+ * PE_size) and leave it as they found it.  Not thread-safe per team or per
+ * pSync (spec: one collective at a time per team); different teams may run
+ * collectives in different threads.  docs/collectives.md has the design.
  */
 #ifndef SHR_COLL_H
 #define SHR_COLL_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/dtype.h"
 #include "core/team.h"
 
-/* Layout of a team's synchronisation area (team->sync, symmetric, in the
- * internal heap), in 64-bit words; every field on its own cache line. */
-#define SHR_SYNC_LINE            8   /* words per cache line */
-#define SHR_SYNC_BARRIER_COUNT   (0 * SHR_SYNC_LINE) /* central: arrivals (on team PE 0) */
-#define SHR_SYNC_BARRIER_RELEASE (1 * SHR_SYNC_LINE) /* central: epoch released */
-#define SHR_SYNC_DISSEM          (2 * SHR_SYNC_LINE) /* dissemination: one line per round */
-#define SHR_SYNC_DISSEM_ROUNDS   32
-#define SHR_SYNC_COLL            ((2 + SHR_SYNC_DISSEM_ROUNDS) * SHR_SYNC_LINE) /* collectives */
-#define SHR_SYNC_FIXED_WORDS     (SHR_SYNC_COLL + 64 * SHR_SYNC_LINE)
+/* Words per cache line of a synchronisation area (team.c rounds slots to it). */
+#define SHR_SYNC_LINE 8
 
-/* Words of one team's area for a job of n_pes PEs (fixed part + per-PE). */
+/* Words of one team's synchronisation area for a job of n_pes PEs.  The
+ * area must be zero when the team is created (fresh heap, or zeroed by
+ * team destroy after its final barrier).  Thread-safe. */
 size_t shr_coll_sync_words(int n_pes);
 
+/* ---- synchronisation ---- */
+
 /* All members of `team` arrive before any leaves.  Does not complete RMA
- * (that is the caller's quiet).  Not thread-safe per team (spec: one
- * collective at a time per team). */
+ * (that is the caller's quiet).  `fn` names the routine in hang reports;
+ * shr_coll_barrier is the library's own (init, finalize, malloc, ...). */
+void shr_coll_sync(const char *fn, shr_team_t *team);
 void shr_coll_barrier(shr_team_t *team);
+/* The same on an active set, with pSync (SHMEM_BARRIER_SYNC_SIZE longs);
+ * back-to-back calls on the same set may reuse pSync. */
+void shr_coll_barrier_aset(const char *fn, int PE_start, int logPE_stride, int PE_size,
+                           long *pSync);
+
+/* ---- data collectives: team forms (0 on success) and active-set forms ----
+ * Active-set forms ignore the team argument's role and take the triplet and
+ * pSync; `team` forms follow the 1.5 semantics (broadcast writes dest on the
+ * root too; the active-set broadcast does not). */
+int shr_coll_broadcast(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
+                       int root);
+void shr_coll_broadcast_aset(const char *fn, void *dest, const void *src, size_t len, int root,
+                             int PE_start, int logPE_stride, int PE_size, long *pSync);
+
+/* `fixed`: fcollect (same len everywhere) rather than collect. */
+int shr_coll_collect(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
+                     bool fixed);
+void shr_coll_collect_aset(const char *fn, void *dest, const void *src, size_t len, bool fixed,
+                           int PE_start, int logPE_stride, int PE_size, long *pSync);
+
+/* Strides dst/sst in elements (0 = contiguous alltoall), nelems per PE. */
+int shr_coll_alltoall(const char *fn, shr_team_t *team, void *dest, const void *src,
+                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem);
+void shr_coll_alltoall_aset(const char *fn, void *dest, const void *src, ptrdiff_t dst,
+                            ptrdiff_t sst, size_t nelems, size_t elem, int PE_start,
+                            int logPE_stride, int PE_size, long *pSync);
+
+/* dest and src are equal (in place) or disjoint. */
+int shr_coll_reduce(const char *fn, shr_team_t *team, void *dest, const void *src, size_t count,
+                    shr_dtype_t dt, shr_op_t op);
+void shr_coll_reduce_aset(const char *fn, void *dest, const void *src, size_t count,
+                          shr_dtype_t dt, shr_op_t op, int PE_start, int logPE_stride,
+                          int PE_size, long *pSync);
+
+/* Sum scan; exclusive gives zeros on team PE 0. */
+int shr_coll_scan(const char *fn, shr_team_t *team, void *dest, const void *src, size_t count,
+                  shr_dtype_t dt, bool inclusive);
+
+/* True when reductions support (dt, op): the spec's type table. */
+bool shr_coll_op_is_supported(shr_dtype_t dt, shr_op_t op);
+
+/* Debug mode (shr_g.check_gate): every entry point above also checks, across
+ * the members, that they called the same collective with the same
+ * arguments (sizes, root, type, operator, buffers); a member whose
+ * arguments differ from member 0's gets one error line naming the routine,
+ * both PEs, the argument and both values, and the job ends.  A wait that
+ * lasts SHIMMER_HANG_TIMEOUT seconds is reported with the members that have
+ * not arrived. */
 
 #endif

@@ -1,70 +1,145 @@
 /*
- * coll_barrier.c -- barrier (team sync) algorithms.
+ * coll_barrier.c -- barrier (team sync, active-set sync) algorithms.
  *
  *   dissem:  dissemination, ceil(log2 n) rounds; in round r a PE flags the
  *            PE 2^r ahead and waits for the one 2^r behind.  Fastest when
- *            every PE has a core (2 PEs: one flag each way).
- *   central: one counter on team PE 0; the last arriver releases everyone.
- *            Fewest hand-offs when PEs outnumber cores.
- * Flags hold the team's epoch and only grow, so back-to-back barriers need
- * no reset and a PE that runs ahead cannot confuse a slower one.
+ *            every PE has a core (2 PEs: one cache line each way).
+ *   central: one counter on member 0; the last arriver releases everyone.
+ *            Fewest hand-offs when PEs outnumber cores (auto picks it then).
+ *
+ * Teams: flags hold the team's barrier epoch and only grow, so back-to-back
+ * barriers need no reset and a PE that runs ahead cannot confuse a slower
+ * one.  Active sets: pSync must come back as it was, so flags are counters
+ * (ADD, then the owner subtracts what it consumed); a PE running ahead into
+ * the next barrier on the same pSync only leaves a count the next one takes.
  */
-#include "coll/coll.h"
-#include "core/amo_inline.h"
-#include "core/state.h"
-#include "core/wait_inline.h"
+#include "coll/coll_int.h"
+#include "core/check.h"
 
-size_t shr_coll_sync_words(int n_pes)
+#define EPOCH_MODE(_c) ((_c)->psync == NULL)
+
+static void flag_set(shr_coll_t *c, int member, size_t word, uint64_t value)
 {
-    return SHR_SYNC_FIXED_WORDS + (size_t)n_pes * SHR_SYNC_LINE;
-}
+    int pe = shr_coll_wpe(c, member);
+    uint64_t *mapped = shr_ptr(&c->sync[word], pe);
 
-static void flag_set(shr_team_t *team, int member, size_t word, uint64_t value)
-{
-    shr_amo(shr_ctx_default, SHR_AMO_SET, &team->sync[word], value, 0, sizeof(uint64_t),
-            shr_team_world_pe(team, member));
-}
-
-static void barrier_dissem(shr_team_t *team, uint64_t epoch)
-{
-    int n = team->n_pes, me = team->my_pe;
-
-    for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
-        size_t word = SHR_SYNC_DISSEM + (size_t)r * SHR_SYNC_LINE;
-        flag_set(team, (me + dist) % n, word, epoch);
-        shr_wait_u64_ge(&team->sync[word], epoch, "barrier");
+    if (SHR_LIKELY(mapped != NULL)) {
+        __atomic_store_n(mapped, value, __ATOMIC_RELEASE);
+        return;
     }
+    shr_fence(shr_ctx_default);
+    shr_amo(shr_ctx_default, SHR_AMO_SET, &c->sync[word], value, 0, sizeof(uint64_t), pe);
 }
 
-static void barrier_central(shr_team_t *team, uint64_t epoch)
+void shr_coll_barrier_dissem(shr_coll_t *c, const shr_coll_args_t *a)
 {
-    int n = team->n_pes;
-    uint64_t arrived = shr_amo(shr_ctx_default, SHR_AMO_FETCH_ADD,
-                               &team->sync[SHR_SYNC_BARRIER_COUNT], 1, 0, sizeof(uint64_t),
-                               shr_team_world_pe(team, 0));
+    int n = c->team->n_pes, me = c->team->my_pe;
+    (void)a;
 
-    if (arrived == epoch * (uint64_t)n - 1) {
-        for (int member = 0; member < n; member++) {
-            if (member != team->my_pe) {
-                flag_set(team, member, SHR_SYNC_BARRIER_RELEASE, epoch);
-            }
+    if (EPOCH_MODE(c)) {
+        for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
+            size_t word = SHR_TA_DISSEM + (size_t)r * SHR_SYNC_LINE;
+            flag_set(c, (me + dist) % n, word, c->seq);
+            shr_coll_wait_ge(c, &c->sync[word], c->seq);
         }
         return;
     }
-    shr_wait_u64_ge(&team->sync[SHR_SYNC_BARRIER_RELEASE], epoch, "barrier");
+    if (n > (1 << SHR_CR_DISSEM_ROUNDS)) {
+        shr_coll_barrier_central(c, a);
+        return;
+    }
+    for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
+        shr_coll_add(c, (me + dist) % n, SHR_CR_DISSEM + (size_t)r, 1);
+        shr_coll_take(c, SHR_CR_DISSEM + (size_t)r, 1);
+    }
+}
+
+void shr_coll_barrier_central(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    int n = c->team->n_pes, me = c->team->my_pe;
+    (void)a;
+
+    if (EPOCH_MODE(c)) {
+        uint64_t arrived = shr_amo(shr_ctx_default, SHR_AMO_FETCH_ADD,
+                                   &c->sync[SHR_TA_BAR_COUNT], 1, 0, sizeof(uint64_t),
+                                   shr_coll_wpe(c, 0));
+        if (arrived == c->seq * (uint64_t)n - 1) {
+            for (int member = 0; member < n; member++) {
+                if (member != me) {
+                    flag_set(c, member, SHR_TA_BAR_RELEASE, c->seq);
+                }
+            }
+            return;
+        }
+        shr_coll_wait_ge(c, &c->sync[SHR_TA_BAR_RELEASE], c->seq);
+        return;
+    }
+    /* counting: member 0 gathers, then releases */
+    if (me == 0) {
+        shr_coll_take(c, SHR_CW_BAR_CNT, (uint64_t)n - 1);
+        for (int member = 1; member < n; member++) {
+            shr_coll_add(c, member, SHR_CW_BAR_REL, 1);
+        }
+        return;
+    }
+    shr_coll_add(c, 0, SHR_CW_BAR_CNT, 1);
+    shr_coll_take(c, SHR_CW_BAR_REL, 1);
+}
+
+/* The job's state decides, so every PE makes the same choice. */
+static void barrier_auto(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    if (shr_g.oversubscribed) {
+        shr_coll_barrier_central(c, a);
+    } else {
+        shr_coll_barrier_dissem(c, a);
+    }
+}
+
+void shr_coll_sync(const char *fn, shr_team_t *team)
+{
+    shr_coll_state_t *st = (shr_coll_state_t *)team->sync;
+    uint64_t epoch = ++team->barrier_epoch;
+
+    if (team->n_pes > 1) {
+        shr_coll_t c = {.fn = fn, .team = team, .sync = team->sync, .seq = epoch,
+                        .kind = SHR_COLL_BARRIER};
+        if (SHR_UNLIKELY(shr_g.check_gate)) {
+            team->sync[SHR_TA_DBG_CALL + SHR_DBG_KIND] = SHR_COLL_BARRIER + 1;
+            __atomic_store_n(&team->sync[SHR_TA_DBG_CALL + SHR_DBG_EPOCH], epoch,
+                             __ATOMIC_RELEASE);
+        }
+        shr_coll_run(SHR_COLL_ID_BARRIER, barrier_auto, &c, NULL);
+        if (SHR_UNLIKELY(shr_g.check_gate)) {
+            team->sync[SHR_TA_DBG_CALL + SHR_DBG_KIND] = 0;
+        }
+    }
+    /* everyone has left every data collective started before */
+    st->last_free = st->seq;
 }
 
 void shr_coll_barrier(shr_team_t *team)
 {
-    uint64_t epoch = ++team->barrier_epoch;
+    shr_coll_sync("the library's internal barrier (shmem_init, shmem_finalize, shmem_malloc, "
+                  "shmem_free, shmem_team_destroy)", team);
+}
 
-    if (team->n_pes == 1) {
+void shr_coll_barrier_team(shr_team_t *team)
+{
+    shr_coll_sync("the barrier that recycles a team's collective state", team);
+}
+
+void shr_coll_barrier_aset(const char *fn, int PE_start, int logPE_stride, int PE_size,
+                           long *pSync)
+{
+    shr_team_t view;
+    shr_coll_t c;
+
+    if (PE_size == 1) {
         return;
     }
-    /* the same choice on every PE: oversubscribed is a property of the job */
-    if (shr_g.oversubscribed) {
-        barrier_central(team, epoch);
-    } else {
-        barrier_dissem(team, epoch);
-    }
+    shr_coll_aset_begin(&c, &view, fn, PE_start, logPE_stride, PE_size, pSync,
+                        SHR_COLL_BARRIER);
+    shr_coll_run(SHR_COLL_ID_BARRIER, barrier_auto, &c, NULL);
+    shr_coll_aset_end(&c);
 }

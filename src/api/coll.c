@@ -1,0 +1,228 @@
+/*
+ * coll.c -- the collective entry points the generated shims call (spec
+ * 9.10.5-9.10.10): runtime-gated argument checks, then one call into
+ * src/coll.  Cross-PE checks (same sizes, root, buffers on every member)
+ * need communication and run inside src/coll when checks are on.
+ */
+#include "api/api_inline.h"
+#include "coll/coll.h"
+
+/* ---- checks (cold, debug mode) ---- */
+
+static SHR_COLD void check_root(const char *fn, int root, int n)
+{
+    if (root < 0 || root >= n) {
+        shr_check_fail(fn, "PE_root is %d, valid range 0..%d of the %d participating PEs",
+                       root, n - 1, n);
+    }
+}
+
+/* Ranges [a, a+alen) and [b, b+blen) share a byte. */
+static bool overlaps(const void *a, size_t alen, const void *b, size_t blen)
+{
+    uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return alen != 0 && blen != 0 && x < y + blen && y < x + alen;
+}
+
+/* Reductions and scans: the same array or disjoint ones. */
+static SHR_COLD void check_in_place(const char *fn, const void *dest, const void *src,
+                                    size_t len)
+{
+    if (dest != src && overlaps(dest, len, src, len)) {
+        shr_check_fail(fn, "dest %p and source %p overlap partially (%zu bytes each); pass the "
+                           "same array (in place) or arrays that do not overlap",
+                       dest, src, len);
+    }
+}
+
+static SHR_COLD void check_team_call(const char *fn, shr_team_t *team)
+{
+    shr_check_team(fn, team);
+}
+
+static SHR_COLD void check_work(const char *fn, const char *what, const void *work, size_t len,
+                                const void *dest, size_t dlen, const void *src, size_t slen)
+{
+    shr_check_symmetric(fn, what, work, len);
+    if (overlaps(work, len, dest, dlen) || overlaps(work, len, src, slen)) {
+        shr_check_fail(fn, "%s %p overlaps dest or source; give it its own symmetric array",
+                       what, work);
+    }
+}
+
+/* The active set, pSync, and that this PE belongs to the set. */
+static SHR_COLD void check_aset(const char *fn, int start, int log, int size, long *pSync,
+                                const void *dest, size_t dlen, const void *src, size_t slen)
+{
+    shr_check_init(fn);
+    if (log < 0 || log > 30 || size < 1 || start < 0 ||
+        (long)start + ((long)(size - 1) << log) >= shr_g.n_pes) {
+        shr_check_fail(fn, "the active set (PE_start %d, logPE_stride %d, PE_size %d) does not "
+                           "fit the %d PEs of the job; it needs PE_start >= 0, logPE_stride >= "
+                           "0, PE_size >= 1 and PE_start + (PE_size - 1) * 2^logPE_stride < %d",
+                       start, log, size, shr_g.n_pes, shr_g.n_pes);
+    }
+    int rel = shr_g.my_pe - start;
+    if (rel < 0 || (rel & ((1 << log) - 1)) != 0 || (rel >> log) >= size) {
+        shr_check_fail(fn, "PE %d is not in the active set (PE_start %d, logPE_stride %d, "
+                           "PE_size %d); only its members may call the collective",
+                       shr_g.my_pe, start, log, size);
+    }
+    if (pSync == NULL) {
+        shr_check_fail(fn, "pSync is NULL; pass a symmetric array of SHMEM_SYNC_SIZE longs "
+                           "set to SHMEM_SYNC_VALUE");
+    }
+    shr_check_aligned(fn, "pSync", pSync, sizeof(long));
+    check_work(fn, "pSync", pSync, SHMEM_SYNC_SIZE * sizeof(long), dest, dlen, src, slen);
+}
+
+/* ---- alltoall(s) ---- */
+
+static size_t strided_extent(size_t n, size_t nelems, ptrdiff_t stride, size_t elem)
+{
+    size_t count = n * nelems;
+    return count == 0 ? 0 : ((count - 1) * (size_t)stride + 1) * elem;
+}
+
+static SHR_COLD void check_alltoall(const char *fn, int n, void *dest, const void *src,
+                                    ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem)
+{
+    bool strided = strstr(fn, "alltoalls") != NULL;
+    if (strided && (dst < 1 || sst < 1)) {
+        shr_check_fail(fn, "dst is %td and sst is %td; both strides must be at least 1", dst,
+                       sst);
+    }
+    if (!strided) {
+        dst = sst = 1;
+    }
+    size_t dlen = strided_extent((size_t)n, nelems, dst, elem);
+    size_t slen = strided_extent((size_t)n, nelems, sst, elem);
+    shr_check_symmetric(fn, "dest", dest, dlen);
+    shr_check_symmetric(fn, "source", src, slen);
+    if (overlaps(dest, dlen, src, slen)) {
+        shr_check_fail(fn, "dest %p and source %p overlap; alltoall needs separate arrays",
+                       dest, src);
+    }
+}
+
+int shr_api_alltoall(const char *fn, shr_team_t *team, void *dest, const void *src,
+                     ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem)
+{
+    SHR_API_CHECK((check_team_call(fn, team),
+                   check_alltoall(fn, team->n_pes, dest, src, dst, sst, nelems, elem)));
+    return shr_coll_alltoall(fn, team, dest, src, dst, sst, nelems, elem);
+}
+
+void shr_api_alltoall_aset(const char *fn, void *dest, const void *src, ptrdiff_t dst,
+                           ptrdiff_t sst, size_t nelems, size_t elem, int PE_start,
+                           int logPE_stride, int PE_size, long *pSync)
+{
+    SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest, 0, src, 0),
+                   check_alltoall(fn, PE_size, dest, src, dst, sst, nelems, elem)));
+    shr_coll_alltoall_aset(fn, dest, src, dst, sst, nelems, elem, PE_start, logPE_stride, PE_size,
+                           pSync);
+}
+
+/* ---- broadcast ---- */
+
+static SHR_COLD void check_bcast(const char *fn, int n, void *dest, const void *src, size_t len,
+                                 int root)
+{
+    check_root(fn, root, n);
+    shr_check_symmetric(fn, "dest", dest, len);
+    shr_check_symmetric(fn, "source", src, len);
+}
+
+int shr_api_broadcast(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
+                      int root)
+{
+    SHR_API_CHECK((check_team_call(fn, team), check_bcast(fn, team->n_pes, dest, src, len, root)));
+    return shr_coll_broadcast(fn, team, dest, src, len, root);
+}
+
+void shr_api_broadcast_aset(const char *fn, void *dest, const void *src, size_t len, int root,
+                            int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest, len, src, len),
+                   check_bcast(fn, PE_size, dest, src, len, root)));
+    shr_coll_broadcast_aset(fn, dest, src, len, root, PE_start, logPE_stride, PE_size, pSync);
+}
+
+/* ---- collect / fcollect ---- */
+
+static SHR_COLD void check_collect(const char *fn, int n, void *dest, const void *src, size_t len,
+                                   bool fixed)
+{
+    /* collect: the total is known only after the exchange; check our part */
+    shr_check_symmetric(fn, "dest", dest, fixed ? (size_t)n * len : len);
+    shr_check_symmetric(fn, "source", src, len);
+}
+
+int shr_api_collect(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
+                    bool fixed)
+{
+    SHR_API_CHECK((check_team_call(fn, team),
+                   check_collect(fn, team->n_pes, dest, src, len, fixed)));
+    return shr_coll_collect(fn, team, dest, src, len, fixed);
+}
+
+void shr_api_collect_aset(const char *fn, void *dest, const void *src, size_t len, bool fixed,
+                          int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest, len, src, len),
+                   check_collect(fn, PE_size, dest, src, len, fixed)));
+    shr_coll_collect_aset(fn, dest, src, len, fixed, PE_start, logPE_stride, PE_size, pSync);
+}
+
+/* ---- reductions and scans ---- */
+
+static SHR_COLD void check_reduce(const char *fn, void *dest, const void *src, size_t len)
+{
+    shr_check_symmetric(fn, "dest", dest, len);
+    shr_check_symmetric(fn, "source", src, len);
+    check_in_place(fn, dest, src, len);
+}
+
+int shr_api_reduce(const char *fn, shr_team_t *team, void *dest, const void *src,
+                   size_t nreduce, shr_dtype_t dt, shr_op_t op)
+{
+    SHR_API_CHECK((check_team_call(fn, team),
+                   check_reduce(fn, dest, src, nreduce * shr_dtype_size(dt))));
+    return shr_coll_reduce(fn, team, dest, src, nreduce, dt, op);
+}
+
+static SHR_COLD void check_reduce_aset(const char *fn, void *dest, const void *src, int nreduce,
+                                       shr_dtype_t dt, void *pWrk)
+{
+    if (nreduce < 0) {
+        shr_check_fail(fn, "nreduce is %d; it must be 0 or more", nreduce);
+    }
+    size_t es = shr_dtype_size(dt), len = (size_t)nreduce * es;
+    size_t wrk = (size_t)nreduce / 2 + 1;
+    if (wrk < SHMEM_REDUCE_MIN_WRKDATA_SIZE) {
+        wrk = SHMEM_REDUCE_MIN_WRKDATA_SIZE;
+    }
+    check_reduce(fn, dest, src, len);
+    check_work(fn, "pWrk", pWrk, wrk * es, dest, len, src, len);
+}
+
+void shr_api_reduce_aset(const char *fn, void *dest, const void *src, int nreduce,
+                         shr_dtype_t dt, shr_op_t op, int PE_start, int logPE_stride,
+                         int PE_size, void *pWrk, long *pSync)
+{
+    SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest,
+                              (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt), src,
+                              (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt)),
+                   check_reduce_aset(fn, dest, src, nreduce, dt, pWrk)));
+    /* pWrk is not needed: partial results stay in the sources and dests */
+    shr_coll_reduce_aset(fn, dest, src, nreduce > 0 ? (size_t)nreduce : 0, dt, op, PE_start,
+                         logPE_stride, PE_size, pSync);
+}
+
+int shr_api_scan(const char *fn, shr_team_t *team, void *dest, const void *src, size_t nelems,
+                 shr_dtype_t dt, bool inclusive)
+{
+    SHR_API_CHECK((check_team_call(fn, team),
+                   check_reduce(fn, dest, src, nelems * shr_dtype_size(dt))));
+    return shr_coll_scan(fn, team, dest, src, nelems, dt, inclusive);
+}

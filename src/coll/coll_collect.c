@@ -1,0 +1,256 @@
+/*
+ * coll_collect.c -- collect (per-PE sizes) and fcollect (one size).
+ *
+ * collect:
+ *   flat    every member writes a slot of every other: its size, and its
+ *           data when it fits the slot.  Each member then knows every
+ *           offset; it copies small blocks out of its slots and pulls the
+ *           others from their owners' sources (telling them when done).
+ *   linear  offsets travel along a chain (member i learns the sum of the
+ *           sizes before it from i-1), then every member pushes its block
+ *           into every dest.  For sets too big for flat's slots.
+ * fcollect:
+ *   eager   flat with the data in the slots.
+ *   push    every member writes its block into every dest, then flags it.
+ *   pull    all arrive; every member reads every block; all arrive again.
+ * auto: collect flat when the slots hold one per member, else linear;
+ * fcollect eager up to SHIMMER_COLL_EAGER_SIZE, else push.
+ * All of them are "full": every member hears from every other.
+ */
+#include <stdlib.h>
+
+#include "coll/coll_int.h"
+#include "core/check.h"
+
+/* Slot words per sender for flat collect (the same on every member: it
+ * may not depend on the local size), or 0. */
+static size_t flat_slot_words(const shr_coll_t *c)
+{
+    size_t n1 = (size_t)c->team->n_pes - 1;
+    size_t per = c->slot_words / n1;
+    size_t cap = 1 + (shr_coll_eager_max() + 7) / 8;
+
+    if (per < 2) {
+        return 0;
+    }
+    if (per > cap) {
+        per = cap;
+    }
+    if (per >= SHR_SYNC_LINE) {
+        return per / SHR_SYNC_LINE * SHR_SYNC_LINE;
+    }
+    return per >= 4 ? 4 : 2;
+}
+
+/* The flat exchange; `fixed` = fcollect (len known everywhere). */
+static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
+{
+    int n = c->team->n_pes, me = c->team->my_pe;
+    size_t cap = (sw - 1) * 8;
+    size_t stack_lens[64], *lens = stack_lens;
+    char *dest = a->dest;
+
+    if (n > (int)SHR_ARRAY_SIZE(stack_lens)) {
+        lens = malloc((size_t)n * sizeof(size_t));
+        if (lens == NULL) {
+            shr_check_fail(c->fn, "out of memory for %d sizes", n);
+        }
+    }
+    bool eager = a->len <= cap;
+    for (int k = 1; k < n; k++) {
+        int m = shr_coll_rel(c, k);
+        shr_coll_slot_send(c, m, shr_coll_slot_of(me, m), sw, a->len + 1, a->src,
+                           eager ? a->len : 0);
+    }
+    /* every size, then every offset */
+    for (int m = 0; m < n; m++) {
+        lens[m] = m == me ? a->len : shr_coll_slot_wait(c, shr_coll_slot_of(m, me), sw) - 1;
+    }
+    size_t off = 0;
+    for (int m = 0; m < n; m++) {
+        size_t len = lens[m];
+        if (m == me) {
+            shr_coll_copy_local(dest + off, a->src, len);
+        } else if (len <= cap) {
+            size_t i = shr_coll_slot_of(m, me);
+            memcpy(dest + off, shr_coll_slot_payload(c, i, sw), len);
+            shr_coll_slot_clear(c, i, sw, len);
+        } else {
+            shr_coll_get(c, dest + off, a->src, len, m);
+            shr_coll_slot_clear(c, shr_coll_slot_of(m, me), sw, 0);
+            shr_coll_add(c, m, SHR_CW_DONE, 1);
+        }
+        off += len;
+    }
+    if (!eager) {
+        shr_coll_take(c, SHR_CW_DONE, (uint64_t)n - 1);
+    }
+    if (lens != stack_lens) {
+        free(lens);
+    }
+    c->full = true;
+}
+
+void shr_coll_collect_linear(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    int n = c->team->n_pes, me = c->team->my_pe;
+    size_t off = 0;
+
+    if (me > 0) {
+        uint64_t v = shr_coll_wait_ge(c, &c->sync[SHR_CW_CHAIN], 1);
+        __atomic_fetch_sub(&c->sync[SHR_CW_CHAIN], v, __ATOMIC_RELAXED);
+        off = v - 1;
+    }
+    if (me < n - 1) {
+        shr_coll_add(c, me + 1, SHR_CW_CHAIN, off + a->len + 1);
+    }
+    char *at = (char *)a->dest + off;
+    for (int k = 1; k < n; k++) {
+        int m = shr_coll_rel(c, k);
+        shr_coll_put(c, at, a->src, a->len, m);
+        shr_coll_add(c, m, SHR_CW_READY, 1);
+    }
+    shr_coll_copy_local(at, a->src, a->len);
+    shr_coll_take(c, SHR_CW_READY, (uint64_t)n - 1);
+    c->full = true;
+}
+
+void shr_coll_collect_flat(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    size_t sw = flat_slot_words(c);
+
+    if (sw == 0) {
+        shr_coll_collect_linear(c, a);
+        return;
+    }
+    flat_exchange(c, a, sw);
+}
+
+static void collect_auto(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    shr_coll_collect_flat(c, a);
+}
+
+/* ---- fcollect ---- */
+
+static void fcollect_auto(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    int n1 = c->team->n_pes - 1;
+
+    if (a->len <= shr_coll_eager_max() && shr_coll_slot_size(c, a->len, (size_t)n1) != 0) {
+        shr_coll_fcollect_eager(c, a);
+    } else {
+        shr_coll_fcollect_push(c, a);
+    }
+}
+
+void shr_coll_fcollect_eager(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    size_t sw = shr_coll_slot_size(c, a->len, (size_t)c->team->n_pes - 1);
+
+    if (sw == 0) {
+        fcollect_auto(c, a);
+        return;
+    }
+    flat_exchange(c, a, sw);
+}
+
+void shr_coll_fcollect_push(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    int n = c->team->n_pes;
+    char *at = (char *)a->dest + (size_t)c->team->my_pe * a->len;
+
+    for (int k = 1; k < n; k++) {
+        int m = shr_coll_rel(c, k);
+        shr_coll_put(c, at, a->src, a->len, m);
+        shr_coll_add(c, m, SHR_CW_READY, 1);
+    }
+    shr_coll_copy_local(at, a->src, a->len);
+    shr_coll_take(c, SHR_CW_READY, (uint64_t)n - 1);
+    c->full = true;
+}
+
+void shr_coll_fcollect_pull(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    int n = c->team->n_pes;
+    char *dest = a->dest;
+
+    shr_coll_sync_all(c, SHR_CW_READY);
+    for (int k = 1; k < n; k++) {
+        int m = shr_coll_rel(c, k);
+        shr_coll_get(c, dest + (size_t)m * a->len, a->src, a->len, m);
+    }
+    shr_coll_copy_local(dest + (size_t)c->team->my_pe * a->len, a->src, a->len);
+    shr_coll_sync_all(c, SHR_CW_DONE);
+    c->full = true;
+}
+
+/* ---- entry points ---- */
+
+static void collect_run(shr_coll_t *c, void *dest, const void *src, size_t len, bool fixed)
+{
+    shr_coll_args_t a = {.dest = dest, .src = src, .len = len, .fixed = fixed};
+
+    if (c->team->n_pes == 1) {
+        shr_coll_copy_local(dest, src, len);
+        return;
+    }
+    if (fixed) {
+        shr_coll_run(SHR_COLL_ID_FCOLLECT, fcollect_auto, c, &a);
+    } else {
+        shr_coll_run(SHR_COLL_ID_COLLECT, collect_auto, c, &a);
+    }
+}
+
+static void collect_sig(shr_coll_sig_t *sig, void *dest, const void *src, size_t len, bool fixed)
+{
+    memset(sig, 0, sizeof(*sig));
+    sig->what[0] = "dest";
+    sig->value[0] = shr_coll_sym_name(dest);
+    sig->what[1] = "source";
+    sig->value[1] = shr_coll_sym_name(src);
+    if (fixed) {
+        sig->what[2] = "nelems (in bytes)";
+        sig->value[2] = len;
+    }
+}
+
+int shr_coll_collect(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
+                     bool fixed)
+{
+    shr_coll_t c;
+    shr_coll_kind_t kind = fixed ? SHR_COLL_FCOLLECT : SHR_COLL_COLLECT;
+
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_coll_sig_t sig;
+        collect_sig(&sig, dest, src, len, fixed);
+        shr_coll_agree_team(fn, team, kind, &sig);
+    }
+    if (fixed && len == 0) {
+        return 0;
+    }
+    shr_coll_team_begin(&c, fn, team, kind);
+    collect_run(&c, dest, src, len, fixed);
+    shr_coll_team_end(&c);
+    return 0;
+}
+
+void shr_coll_collect_aset(const char *fn, void *dest, const void *src, size_t len, bool fixed,
+                           int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    shr_team_t view;
+    shr_coll_t c;
+    shr_coll_kind_t kind = fixed ? SHR_COLL_FCOLLECT : SHR_COLL_COLLECT;
+
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_coll_sig_t sig;
+        collect_sig(&sig, dest, src, len, fixed);
+        shr_coll_agree_aset(fn, PE_start, logPE_stride, PE_size, pSync, kind, &sig);
+    }
+    if (fixed && len == 0) {
+        return;
+    }
+    shr_coll_aset_begin(&c, &view, fn, PE_start, logPE_stride, PE_size, pSync, kind);
+    collect_run(&c, dest, src, len, fixed);
+    shr_coll_aset_end(&c);
+}

@@ -1,0 +1,320 @@
+/*
+ * coll_int.h -- private to src/coll: one collective call (shr_coll_t), the
+ * layout of synchronisation areas, the signalling primitives every
+ * algorithm is written with, and the algorithm registry.
+ *
+ * One call = a member set (a team, or a stack "view" team for an active
+ * set) plus the call's synchronisation words `sync`: a region of the team's
+ * ring, or the user's pSync.  They are zero on entry and every algorithm
+ * leaves them zero on return (pSync is "restored"), because every signal
+ * sent to a PE during a call is consumed by that PE before it returns:
+ *   counters  senders ADD, the owner waits until the count is reached and
+ *             subtracts it atomically (early signals of a next call survive);
+ *   slots     a sender writes a payload then a nonzero header (release); the
+ *             owner waits for the header, copies the payload out and zeroes
+ *             the slot with plain stores.
+ * Algorithms move data with the core RMA paths, which are a memcpy through
+ * the shared mapping for peers on this node and the remote transport
+ * otherwise; they wait only on their own memory.
+ */
+#ifndef SHR_COLL_INT_H
+#define SHR_COLL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "coll/coll.h"
+#include "core/amo_inline.h"
+#include "core/rma_inline.h"
+#include "core/state.h"
+#include "core/wait_inline.h"
+
+/* ---- what a call is ---- */
+
+typedef enum {
+#define SHR_COLL_KIND(_kind, _name) SHR_COLL_##_kind,
+#include "coll/coll_kinds.def"
+#undef SHR_COLL_KIND
+    SHR_COLL_KIND_COUNT
+} shr_coll_kind_t;
+
+typedef struct shr_coll {
+    const char *fn;          /* routine the user called */
+    shr_team_t *team;        /* members (an active set: a view on the stack) */
+    uint64_t *sync;          /* this call's words (symmetric), see layout below */
+    size_t slot_words;       /* words of the slot area (sync + SHR_CR_SLOTS) */
+    uint64_t seq;            /* team: the call's number on the team; 0 for an active set */
+    long *psync;             /* active set: the user's pSync (hang reports) */
+    shr_coll_kind_t kind;
+    bool all_local;          /* every member is load/store reachable */
+    bool full;               /* set by the algorithm: every member saw every other arrive */
+} shr_coll_t;
+
+/* Arguments of a data collective, type-erased (unused fields are 0). */
+typedef struct shr_coll_args {
+    void *dest;
+    const void *src;
+    size_t len;          /* bytes from each PE (broadcast, collect, reduce, scan) */
+    int root;            /* broadcast: team PE number */
+    bool root_dest;      /* broadcast: write dest on the root too (team form) */
+    bool fixed;          /* fcollect */
+    ptrdiff_t dst, sst;  /* alltoalls strides in elements (alltoall: 1) */
+    size_t nelems, elem; /* alltoall(s): elements per PE and element size */
+    size_t count;        /* reduce, scan: elements */
+    shr_dtype_t dt;
+    shr_op_t op;
+    bool inclusive;      /* scan */
+} shr_coll_args_t;
+
+/* ---- layout of one call's words (a ring region or an aligned pSync) ----
+ *   line 0  counters (multi-sender, ADD / wait / SUB)
+ *   line 1  dissemination counters of internal synchronisations (round r)
+ *   line 2+ slot area (payload slots, see coll_slot_*) */
+#define SHR_CW_READY   0   /* sources ready / arrivals */
+#define SHR_CW_DONE    1   /* readers done */
+#define SHR_CW_STAGE   2   /* a middle stage (reduce: slices ready) */
+#define SHR_CW_CHAIN   3   /* chain value (collect offsets) */
+#define SHR_CW_AGREE1  4   /* debug-mode argument agreement */
+#define SHR_CW_AGREE2  5
+#define SHR_CW_BAR_CNT 6   /* active-set central barrier: arrivals (on member 0) */
+#define SHR_CW_BAR_REL 7   /* active-set central barrier: release */
+#define SHR_CR_DISSEM  SHR_SYNC_LINE        /* 8 rounds: up to 256 PEs */
+#define SHR_CR_DISSEM_ROUNDS SHR_SYNC_LINE
+#define SHR_CR_SLOTS   (2 * SHR_SYNC_LINE)  /* first word of the slot area */
+
+/* ---- a team's area (team->sync), in lines ----
+ *   0        this PE's own state (never written by peers): shr_coll_state_t
+ *   1..2     central barrier: arrivals (member 0), release epoch
+ *   3..34    dissemination barrier: one line per round (epochs)
+ *   35       debug: the call this PE is in (read by peers on a hang)
+ *   36       debug: this PE's arguments (read by peers in agreement)
+ *   38..     SHR_COLL_RING regions of SHR_COLL_REGION_LINES lines */
+#define SHR_TA_BAR_COUNT   (1 * SHR_SYNC_LINE)
+#define SHR_TA_BAR_RELEASE (2 * SHR_SYNC_LINE)
+#define SHR_TA_DISSEM      (3 * SHR_SYNC_LINE)
+#define SHR_TA_DISSEM_ROUNDS 32
+#define SHR_TA_DBG_CALL    (35 * SHR_SYNC_LINE)
+#define SHR_TA_DBG_ARGS    (36 * SHR_SYNC_LINE)
+#define SHR_TA_RING        (38 * SHR_SYNC_LINE)
+#define SHR_COLL_RING      16   /* regions: calls between forced barriers */
+#define SHR_COLL_REGION_SLOT_LINES 32
+#define SHR_COLL_REGION_LINES (2 + SHR_COLL_REGION_SLOT_LINES)
+#define SHR_COLL_REGION_WORDS ((size_t)SHR_COLL_REGION_LINES * SHR_SYNC_LINE)
+
+/* Line 0 of a team's area. */
+typedef struct shr_coll_state {
+    uint64_t seq;        /* data collectives started on the team */
+    uint64_t last_free;  /* every member has left every call numbered <= this */
+    uint64_t locality;   /* 0 unknown, 1 all members local, 2 some remote */
+} shr_coll_state_t;
+
+/* Debug line "the call this PE is in" (team area line 35; WORLD's for
+ * active sets, at word +4). */
+#define SHR_DBG_KIND  0      /* kind + 1 while inside, 0 outside */
+#define SHR_DBG_SEQ   1      /* team: number of the last data collective entered */
+#define SHR_DBG_EPOCH 2      /* team: epoch of the last barrier entered */
+#define SHR_DBG_ASET_KIND 4  /* active set: kind + 1 while inside */
+#define SHR_DBG_ASET_PSYNC 5 /* active set: pSync as (segment << 56 | offset) */
+
+/* ---- call set-up (coll_team.c, coll_aset.c) ---- */
+
+/* Starts data collective `kind` on `team`: picks the ring region, first
+ * synchronising the team if the region may still be in use. */
+void shr_coll_team_begin(shr_coll_t *c, const char *fn, shr_team_t *team, shr_coll_kind_t kind);
+void shr_coll_team_end(shr_coll_t *c);
+/* Builds the view team and the call on pSync.  The triplet was checked by
+ * the API layer in debug mode. */
+void shr_coll_aset_begin(shr_coll_t *c, shr_team_t *view, const char *fn, int PE_start,
+                         int logPE_stride, int PE_size, long *pSync, shr_coll_kind_t kind);
+void shr_coll_aset_end(shr_coll_t *c);
+/* The kind's name for messages. */
+const char *shr_coll_kind_name(shr_coll_kind_t kind);
+
+/* ---- primitives ---- */
+
+static inline int shr_coll_wpe(const shr_coll_t *c, int member)
+{
+    return shr_team_world_pe(c->team, member);
+}
+
+/* Member `k` places after me (mod n), and its inverse. */
+static inline int shr_coll_rel(const shr_coll_t *c, int k)
+{
+    int n = c->team->n_pes, m = c->team->my_pe + k;
+    return m >= n ? m - n : m;
+}
+
+/* Waits until *addr >= value (local memory), through the wait primitive;
+ * in debug mode reports the members that have not arrived every
+ * SHIMMER_HANG_TIMEOUT seconds. */
+uint64_t shr_coll_wait_slow(shr_coll_t *c, const uint64_t *addr, uint64_t value);
+
+static SHR_ALWAYS_INLINE uint64_t shr_coll_wait_ge(shr_coll_t *c, const uint64_t *addr,
+                                                   uint64_t value)
+{
+    uint64_t seen = __atomic_load_n(addr, __ATOMIC_ACQUIRE);
+    return seen >= value ? seen : shr_coll_wait_slow(c, addr, value);
+}
+
+/* Adds `v` to word `w` of member's copy of the call's words.  Earlier puts
+ * to that member are delivered first. */
+static SHR_ALWAYS_INLINE void shr_coll_add(shr_coll_t *c, int member, size_t w, uint64_t v)
+{
+    int pe = shr_coll_wpe(c, member);
+    uint64_t *word = &c->sync[w];
+    uint64_t *mapped = shr_ptr(word, pe);
+
+    if (SHR_LIKELY(mapped != NULL)) {
+        __atomic_fetch_add(mapped, v, __ATOMIC_RELEASE);
+        return;
+    }
+    shr_fence(shr_ctx_default);
+    shr_amo(shr_ctx_default, SHR_AMO_ADD, word, v, 0, sizeof(uint64_t), pe);
+}
+
+/* Waits for `count` signals on my word `w` and consumes them. */
+static SHR_ALWAYS_INLINE void shr_coll_take(shr_coll_t *c, size_t w, uint64_t count)
+{
+    if (count == 0) {
+        return;
+    }
+    shr_coll_wait_ge(c, &c->sync[w], count);
+    __atomic_fetch_sub(&c->sync[w], count, __ATOMIC_RELAXED);
+}
+
+/* Signals every other member on word `w`, then takes the n-1 signals of the
+ * others: an all-to-all arrival.  Flat below SHR_COLL_FLAT_SYNC members,
+ * dissemination (line 1) above. */
+void shr_coll_sync_all(shr_coll_t *c, size_t w);
+
+/* Blocking copies between my memory and member's symmetric memory. */
+static SHR_ALWAYS_INLINE void shr_coll_put(shr_coll_t *c, void *sym_dest, const void *src,
+                                           size_t len, int member)
+{
+    shr_rma_put(shr_ctx_default, sym_dest, src, len, shr_coll_wpe(c, member), false);
+}
+
+static SHR_ALWAYS_INLINE void shr_coll_get(shr_coll_t *c, void *dest, const void *sym_src,
+                                           size_t len, int member)
+{
+    shr_rma_get(shr_ctx_default, dest, sym_src, len, shr_coll_wpe(c, member), false);
+}
+
+/* memmove when source and destination may be the same memory. */
+static inline void shr_coll_copy_local(void *dest, const void *src, size_t len)
+{
+    if (dest != src && len != 0) {
+        memmove(dest, src, len);
+    }
+}
+
+/* ---- slots: payload + header in the slot area ----
+ * A slot is `sw` words: header word, then payload.  Slots of up to a line
+ * never straddle one (sizes 2, 4, 8 words, aligned); larger ones are whole
+ * lines.  Slot i of a receiver is at sync + SHR_CR_SLOTS + i * sw. */
+
+/* Words of a slot for `len` payload bytes, or 0 if `nslots` such slots do
+ * not fit this call's slot area. */
+static inline size_t shr_coll_slot_size(const shr_coll_t *c, size_t len, size_t nslots)
+{
+    size_t sw = 1 + (len + 7) / 8;
+
+    if (sw <= 2) {
+        sw = 2;
+    } else if (sw <= 4) {
+        sw = 4;
+    } else {
+        sw = (sw + SHR_SYNC_LINE - 1) / SHR_SYNC_LINE * SHR_SYNC_LINE;
+    }
+    if (nslots * sw > c->slot_words) {
+        return 0;
+    }
+    /* a line per sender when there is room: no false sharing */
+    if (sw < SHR_SYNC_LINE && nslots * SHR_SYNC_LINE <= c->slot_words) {
+        sw = SHR_SYNC_LINE;
+    }
+    return sw;
+}
+
+/* Writes `len` bytes and a nonzero `header` into slot `i` of `member`. */
+void shr_coll_slot_send(shr_coll_t *c, int member, size_t i, size_t sw, uint64_t header,
+                        const void *payload, size_t len);
+/* Waits for my slot `i`; copies up to `len` payload bytes to `out` (may be
+ * NULL), zeroes the slot and returns its header. */
+uint64_t shr_coll_slot_recv(shr_coll_t *c, size_t i, size_t sw, void *out, size_t len);
+/* My slot i's payload, after shr_coll_slot_wait; shr_coll_slot_clear ends it. */
+uint64_t shr_coll_slot_wait(shr_coll_t *c, size_t i, size_t sw);
+static inline const void *shr_coll_slot_payload(const shr_coll_t *c, size_t i, size_t sw)
+{
+    return &c->sync[SHR_CR_SLOTS + i * sw + 1];
+}
+void shr_coll_slot_clear(shr_coll_t *c, size_t i, size_t sw, size_t len);
+
+/* Compact slot index of sender `from` at receiver `to` (n-1 slots). */
+static inline size_t shr_coll_slot_of(int from, int to)
+{
+    return (size_t)(from < to ? from : from - 1);
+}
+
+/* ---- reduction kernels (coll_reduce_ops.c) ---- */
+
+/* z[i] = x[i] op y[i] for `count` elements; z may equal x or y. */
+typedef void (*shr_coll_op_fn_t)(void *z, const void *x, const void *y, size_t count);
+shr_coll_op_fn_t shr_coll_op_fn(shr_dtype_t dt, shr_op_t op);
+
+/* ---- the algorithm registry (coll_algos.def, coll_select.c) ---- */
+
+typedef enum {
+#define SHR_COLL_NAME(_coll, _env) SHR_COLL_ID_##_coll,
+#define SHR_COLL_ALGO(_coll, _name, _fn)
+#include "coll/coll_algos.def"
+#undef SHR_COLL_NAME
+#undef SHR_COLL_ALGO
+    SHR_COLL_ID_COUNT
+} shr_coll_id_t;
+
+typedef void (*shr_coll_algo_fn_t)(shr_coll_t *c, const shr_coll_args_t *a);
+
+/* The algorithm the environment forces for `id`, or NULL for auto. */
+shr_coll_algo_fn_t shr_coll_forced(shr_coll_id_t id);
+
+/* Every algorithm function (defined in the collective's file). */
+#define SHR_COLL_ALGO(_coll, _name, _fn) void _fn(shr_coll_t *c, const shr_coll_args_t *a);
+#define SHR_COLL_NAME(_coll, _env)
+#include "coll/coll_algos.def"
+#undef SHR_COLL_ALGO
+#undef SHR_COLL_NAME
+
+/* Runs the forced algorithm of `id`, or `auto_fn`. */
+static inline void shr_coll_run(shr_coll_id_t id, shr_coll_algo_fn_t auto_fn, shr_coll_t *c,
+                                const shr_coll_args_t *a)
+{
+    shr_coll_algo_fn_t fn = shr_coll_forced(id);
+    (fn != NULL ? fn : auto_fn)(c, a);
+}
+
+/* Tuning (coll_select.c, from env.def). */
+size_t shr_coll_eager_max(void);
+#define SHR_COLL_FLAT_SYNC 16 /* members up to which internal syncs are flat */
+
+/* ---- debug-mode agreement (coll_debug.c) ----
+ * Compares `value[i]` (named `what[i]`; NULL = unused) and the kind with
+ * member 0's; ends the job on a difference. */
+typedef struct shr_coll_sig {
+    const char *what[4];
+    uint64_t value[4];
+} shr_coll_sig_t;
+
+void shr_coll_agree_team(const char *fn, shr_team_t *team, shr_coll_kind_t kind,
+                         const shr_coll_sig_t *sig);
+void shr_coll_agree_aset(const char *fn, int PE_start, int logPE_stride, int PE_size,
+                         long *pSync, shr_coll_kind_t kind, const shr_coll_sig_t *sig);
+/* A symmetric address as a name that is the same on every PE. */
+uint64_t shr_coll_sym_name(const void *addr);
+
+/* Team barrier (coll_barrier.c) usable inside a team call's set-up. */
+void shr_coll_barrier_team(shr_team_t *team);
+
+#endif

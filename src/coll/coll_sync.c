@@ -1,0 +1,77 @@
+/*
+ * coll_sync.c -- the signalling primitives of coll_int.h that are not
+ * inline: all-to-all arrival and payload slots.
+ */
+#include "coll/coll_int.h"
+
+void shr_coll_sync_all(shr_coll_t *c, size_t w)
+{
+    int n = c->team->n_pes;
+    int rounds = 0;
+
+    if (n == 1) {
+        return;
+    }
+    while ((1 << rounds) < n) {
+        rounds++;
+    }
+    if (n <= SHR_COLL_FLAT_SYNC || rounds > SHR_CR_DISSEM_ROUNDS) {
+        for (int k = 1; k < n; k++) {
+            shr_coll_add(c, shr_coll_rel(c, k), w, 1);
+        }
+        shr_coll_take(c, w, (uint64_t)n - 1);
+        return;
+    }
+    /* dissemination: one sender per round and receiver, so the counters of
+     * several syncs of one call may share the round words */
+    for (int r = 0; r < rounds; r++) {
+        shr_coll_add(c, shr_coll_rel(c, 1 << r), SHR_CR_DISSEM + (size_t)r, 1);
+        shr_coll_take(c, SHR_CR_DISSEM + (size_t)r, 1);
+    }
+}
+
+void shr_coll_slot_send(shr_coll_t *c, int member, size_t i, size_t sw, uint64_t header,
+                        const void *payload, size_t len)
+{
+    uint64_t *slot = &c->sync[SHR_CR_SLOTS + i * sw];
+    int pe = shr_coll_wpe(c, member);
+    uint64_t *mapped = shr_ptr(slot, pe);
+
+    if (SHR_LIKELY(mapped != NULL)) {
+        if (len != 0) {
+            memcpy(mapped + 1, payload, len);
+        }
+        __atomic_store_n(mapped, header, __ATOMIC_RELEASE);
+        return;
+    }
+    shr_rma_put(shr_ctx_default, slot + 1, payload, len, pe, false);
+    shr_fence(shr_ctx_default);
+    shr_amo(shr_ctx_default, SHR_AMO_SET, slot, header, 0, sizeof(uint64_t), pe);
+}
+
+uint64_t shr_coll_slot_wait(shr_coll_t *c, size_t i, size_t sw)
+{
+    return shr_coll_wait_ge(c, &c->sync[SHR_CR_SLOTS + i * sw], 1);
+}
+
+void shr_coll_slot_clear(shr_coll_t *c, size_t i, size_t sw, size_t len)
+{
+    uint64_t *slot = &c->sync[SHR_CR_SLOTS + i * sw];
+    size_t words = 1 + (len + 7) / 8;
+
+    /* plain stores: no other writer until the region or pSync is reused */
+    for (size_t k = 0; k < words && k < sw; k++) {
+        slot[k] = 0;
+    }
+}
+
+uint64_t shr_coll_slot_recv(shr_coll_t *c, size_t i, size_t sw, void *out, size_t len)
+{
+    uint64_t header = shr_coll_slot_wait(c, i, sw);
+
+    if (out != NULL && len != 0) {
+        memcpy(out, shr_coll_slot_payload(c, i, sw), len);
+    }
+    shr_coll_slot_clear(c, i, sw, len);
+    return header;
+}
