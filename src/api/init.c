@@ -50,7 +50,7 @@ SHR_API_ALIAS(start_pes)
 void pshmem_finalize(void)
 {
     if (SHR_UNLIKELY(shr_g.check_gate)) {
-        shr_check_init("shmem_finalize");
+        shr_check_init_thread("shmem_finalize"); /* initialized, and by this thread */
     }
     shr_finalize("shmem_finalize");
 }
@@ -140,7 +140,11 @@ void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
     if (SHR_UNLIKELY(shr_g.check_gate)) {
         shr_check_init("shmem_team_ptr");
     }
-    if (team == SHMEM_TEAM_INVALID || pe < 0 || pe >= team->n_pes) {
+    if (team == SHMEM_TEAM_INVALID) {
+        return NULL;
+    }
+    SHR_API_CHECK(shr_check_team_handle("shmem_team_ptr", team));
+    if (pe < 0 || pe >= team->n_pes) {
         return NULL;
     }
     return pshmem_ptr(dest, shr_team_world_pe(team, pe));

@@ -48,7 +48,6 @@ struct shmem_ctx_impl shmemx_internal_ctx_default SHR_EXPORT;
 
 #define SLOT_WORLD 0
 #define SLOT_SHARED 1
-#define AGREE_MAX_TRIES 64
 
 /* The slot pool (set at init, read-only until finalize). */
 static struct {
@@ -273,10 +272,52 @@ static uint64_t mix(uint64_t hash, uint64_t value)
     return hash * 0xbf58476d1ce4e5b9ull;
 }
 
-/* Message words of the first agreement. */
+/* ---- the creation token -------------------------------------------------
+ * Splits of different parents may run at once in different threads.  Each
+ * PE has one creation token; a split takes it on every parent PE before it
+ * looks at the slot bitmaps and keeps it until its slots are claimed, so no
+ * two splits choose slots on one PE at the same time.  Taking it follows
+ * wait-die: a split's priority is its parent's slot index (the same on all
+ * parent PEs, and different for any two parents that share a PE); a split
+ * waits for a token held by a lower-priority split, and gives up (the
+ * whole split retries, decided by the agreement) when a higher-priority
+ * one holds it.  Waits only point to lower priorities, so there is no
+ * deadlock, and the highest-priority split always gets through. */
+static int token_owner = -1; /* priority of the holder, -1 = free (under lock) */
+
+static bool token_acquire(int priority)
+{
+    shr_waiter_t waiter = SHR_WAITER_INIT(NULL);
+
+    for (;;) {
+        pthread_mutex_lock(&lock);
+        int owner = token_owner;
+        if (owner < 0) {
+            token_owner = priority;
+        }
+        pthread_mutex_unlock(&lock);
+        if (owner < 0) {
+            return true;
+        }
+        if (owner < priority) {
+            return false; /* a higher-priority split holds it: die */
+        }
+        shr_waiter_pause(&waiter);
+    }
+}
+
+static void token_release(void)
+{
+    pthread_mutex_lock(&lock);
+    token_owner = -1;
+    pthread_mutex_unlock(&lock);
+}
+
+/* Message words of the agreement. */
 enum { W_ERROR, W_HASH, W_NHASH, W_BITMAP };
 #define ERR_LOCAL   1ull /* a PE ran out of memory */
 #define ERR_ARGS    2ull /* invalid arguments */
+#define ERR_BUSY    4ull /* a PE's token is held by a higher-priority split */
 
 /* The common part of both splits: `specs` hold the teams of this PE (at
  * most one per kind; all teams of one kind share a slot).  On success the
@@ -288,6 +329,8 @@ static shr_status_t team_split(shr_team_t *parent, team_spec_t *specs, int n_spe
     uint64_t data[nwords > 0 ? nwords : 1];
     uint64_t local_err = args_ok ? 0 : ERR_ARGS;
     int chosen[2] = {-1, -1};
+    shr_status_t status = SHR_ERR_NO_RESOURCE;
+    bool have_token = false;
 
     for (int k = 0; k < n_specs; k++) {
         specs[k].team = NULL;
@@ -297,9 +340,11 @@ static shr_status_t team_split(shr_team_t *parent, team_spec_t *specs, int n_spe
             local_err |= ERR_LOCAL;
         }
     }
-    for (int attempt = 0;; attempt++) {
+    for (;;) {
+        have_token = token_acquire(parent->slot);
+
         memset(data, 0, sizeof(data));
-        data[W_ERROR] = local_err;
+        data[W_ERROR] = local_err | (have_token ? 0 : ERR_BUSY);
         data[W_HASH] = args_hash;
         data[W_NHASH] = ~args_hash;
         pthread_mutex_lock(&lock);
@@ -308,21 +353,42 @@ static shr_status_t team_split(shr_team_t *parent, team_spec_t *specs, int n_spe
 
         team_agree_or(parent, data, nwords);
 
-        const char *why = NULL;
-        if (data[W_HASH] & data[W_NHASH]) {
-            why = "the PEs of the parent team passed different arguments";
-        } else if (data[W_ERROR] & ERR_ARGS) {
-            why = NULL; /* reported below, identically on every PE */
-        } else if (data[W_ERROR] & ERR_LOCAL) {
-            why = "a PE of the parent team ran out of memory";
-        }
-        if (data[W_ERROR] != 0 || (data[W_HASH] & data[W_NHASH])) {
-            if (why != NULL && parent->my_pe == 0) {
-                shr_warn("%s: %s; no team created", routine, why);
+        if ((data[W_HASH] & data[W_NHASH]) == 0 && data[W_ERROR] == ERR_BUSY) {
+            /* only contention: let the other split finish, then retry */
+            shr_debug(SHR_LOG_CORE, "%s: another thread's split holds a creation token; "
+                      "retrying", routine);
+            if (have_token) {
+                token_release();
+                have_token = false;
             }
-            goto fail;
+            shr_waiter_t waiter = SHR_WAITER_INIT(NULL);
+            for (int i = 0; i < 64; i++) {
+                shr_waiter_pause(&waiter);
+            }
+            continue;
         }
-        /* the lowest free slot(s), the same on every parent PE */
+        if (data[W_HASH] & data[W_NHASH]) {
+            if (parent->my_pe == 0) {
+                shr_warn("%s: the PEs of the parent team passed different arguments; no team "
+                         "created", routine);
+            }
+            status = SHR_ERR_MISMATCH;
+            break;
+        }
+        if (data[W_ERROR] & ERR_LOCAL) {
+            if (parent->my_pe == 0) {
+                shr_warn("%s: a PE of the parent team ran out of memory; no team created",
+                         routine);
+            }
+            status = SHR_ERR_NO_MEMORY;
+            break;
+        }
+        if (data[W_ERROR] & ERR_ARGS) {
+            status = SHR_ERR_INVALID; /* the caller reports it */
+            break;
+        }
+        /* every parent PE holds its token: pick the lowest free slot(s),
+         * the same on every parent PE, and claim them */
         int found = 0;
         for (int slot = 0; slot < pool.n_slots && found < n_specs; slot++) {
             if (!slot_is_set(&data[W_BITMAP], slot)) {
@@ -338,53 +404,32 @@ static shr_status_t team_split(shr_team_t *parent, team_spec_t *specs, int n_spe
             } else {
                 shr_debug(SHR_LOG_CORE, "%s: no free team slot", routine);
             }
-            goto fail;
+            status = SHR_ERR_NO_RESOURCE;
+            break;
         }
-
-        /* claim them; another thread of a member PE may have been quicker */
-        uint64_t conflict = 0;
         pthread_mutex_lock(&lock);
         for (int k = 0; k < n_specs; k++) {
-            if (specs[k].team != NULL && slot_is_set(slots_used, chosen[k])) {
-                conflict = 1;
-            }
-        }
-        if (!conflict) {
-            for (int k = 0; k < n_specs; k++) {
-                if (specs[k].team != NULL) {
-                    slots_used[chosen[k] / 64] |= 1ull << (chosen[k] % 64);
-                    n_slots_used++;
-                }
+            if (specs[k].team != NULL) {
+                slots_used[chosen[k] / 64] |= 1ull << (chosen[k] % 64);
+                n_slots_used++;
             }
         }
         pthread_mutex_unlock(&lock);
-        uint64_t any_conflict = conflict;
-        team_agree_or(parent, &any_conflict, 1);
-        if (!any_conflict) {
-            break;
-        }
-        if (!conflict) {
-            pthread_mutex_lock(&lock);
-            for (int k = 0; k < n_specs; k++) {
-                if (specs[k].team != NULL) {
-                    slots_used[chosen[k] / 64] &= ~(1ull << (chosen[k] % 64));
-                    n_slots_used--;
-                }
-            }
-            pthread_mutex_unlock(&lock);
-        }
-        if (attempt + 1 >= AGREE_MAX_TRIES) {
-            if (parent->my_pe == 0) {
-                shr_warn("%s: other threads kept taking the free team slots; no team created",
-                         routine);
-            }
-            goto fail;
-        }
+        status = SHR_OK;
+        break;
+    }
+    if (have_token) {
+        token_release();
     }
 
     for (int k = 0; k < n_specs; k++) {
         shr_team_t *team = specs[k].team;
         if (team == NULL) {
+            continue;
+        }
+        if (status != SHR_OK) {
+            team_recycle(team);
+            specs[k].team = NULL;
             continue;
         }
         team_set_slot(team, chosen[k]);
@@ -398,16 +443,7 @@ static shr_status_t team_split(shr_team_t *parent, team_spec_t *specs, int n_spe
         live_teams = team;
         pthread_mutex_unlock(&lock);
     }
-    return SHR_OK;
-
-fail:
-    for (int k = 0; k < n_specs; k++) {
-        if (specs[k].team != NULL) {
-            team_recycle(specs[k].team);
-            specs[k].team = NULL;
-        }
-    }
-    return data[W_ERROR] & ERR_LOCAL ? SHR_ERR_NO_MEMORY : SHR_ERR_NO_RESOURCE;
+    return status;
 }
 
 shr_status_t shr_team_split_strided(shr_team_t *parent, int start, int stride, int size,
