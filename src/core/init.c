@@ -52,9 +52,12 @@ static uint64_t fnv1a(uint64_t hash, const char *text)
 
 /* Host name plus kernel boot id: network-namespace "hosts" on one machine
  * have their own names (and must talk over the network), real machines
- * have their own boot ids. */
+ * have their own boot ids.  The name is the starter's when it gives one
+ * (PMIx's PMIX_HOSTNAME), so PEs agree with the launcher on nodes. */
 static uint64_t node_identity(void)
 {
+    shr_boot_node_t node;
+
     char boot_id[64] = "";
     int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
 
@@ -63,7 +66,9 @@ static uint64_t node_identity(void)
         boot_id[n > 0 ? n : 0] = '\0';
         close(fd);
     }
-    return fnv1a(fnv1a(0xcbf29ce484222325ull, shr_g.host), boot_id);
+    shr_boot_node(&node);
+    return fnv1a(fnv1a(0xcbf29ce484222325ull, node.name[0] != '\0' ? node.name : shr_g.host),
+                 boot_id);
 }
 
 static size_t page_round(size_t bytes)
@@ -354,6 +359,11 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     if (status != SHR_OK) {
         goto err_boot;
     }
+    /* addresses and keys for other nodes ride the one exchange below */
+    status = shr_remote_publish(routine);
+    if (status != SHR_OK) {
+        goto err_segments;
+    }
     cards = calloc((size_t)size, sizeof(*cards));
     if (cards == NULL) {
         status = SHR_ERR_NO_MEMORY;
@@ -426,6 +436,7 @@ err_heaps:
 err_peers:
     unmap_peers();
 err_segments:
+    shr_remote_fini(); /* undoes publish; nothing if init or publish did */
     shr_shm_seg_destroy(&my_heap);
 err_boot:
     shr_boot_fini();

@@ -16,6 +16,14 @@
 #include "core/amo_inline.h"
 #include "core/team.h"
 
+/* Before the init exchange (shr_boot_allgather of the PE cards), on every
+ * PE: if some peer may be out of load/store reach (the starter places PEs on
+ * several nodes, or SHIMMER_REMOTE_PES names some), brings the transport up
+ * and publishes this PE's address and memory keys through boot, so that
+ * they travel with that one exchange.  Otherwise does nothing.  Logs the
+ * cause on error, naming `routine`. */
+shr_status_t shr_remote_publish(const char *routine);
+
 /* Collective over all PEs, after the shared-memory peers are mapped: brings
  * up the remote transport for the PEs whose shr_g.seg[].peer_base is NULL
  * (exchanging addresses and keys through boot).  Logs the cause on error,

@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "util/log.h"
@@ -112,8 +113,11 @@ shr_status_t shr_shm_data_attach(const char *routine, shr_shm_seg_t *seg_p)
     /* Copy, then swap the mapping in place.  No global may be written in
      * between (that write would be lost): only locals are used here. */
     copy_touched(&range, seg.base);
-    void *moved = mremap(seg.base, size, size, MREMAP_MAYMOVE | MREMAP_FIXED,
-                         (void *)range.start);
+    /* the system call itself: UCX's memory hooks (libucm, loaded with the
+     * UCX transport) replace mremap with a version that drops the new
+     * address, and with MREMAP_FIXED that moves the segment to 0 */
+    void *moved = (void *)syscall(SYS_mremap, seg.base, size, size,
+                                  MREMAP_MAYMOVE | MREMAP_FIXED, (void *)range.start);
     if (moved == MAP_FAILED) {
         shr_error("%s: cannot share global variables (mremap: %s); set SHIMMER_DATA_SEGMENT=0 "
                   "to use only the symmetric heap", routine, strerror(errno));

@@ -1,0 +1,127 @@
+/*
+ * ucx.h -- private to src/transport/ucx: the state of the UCX transport and
+ * the functions its files share.  The rest of the library sees only
+ * core/remote.h; nothing outside this folder includes <ucp/api/ucp.h>.
+ *
+ * Shape (docs/ucx.md has the why):
+ *   - one ucp context per process; the heap and the data segment registered
+ *     once (ucx_rkey.c), their keys published with the worker address
+ *     through boot before the init exchange;
+ *   - one worker per context.  The default context's worker is also the one
+ *     peers connect to: every incoming operation lands on it, so waits and
+ *     the progress thread (ucx_progress.c) drive it;
+ *   - endpoints and unpacked remote keys per (worker, PE), made on first use
+ *     (ucx_ep.c): a job that talks to few PEs holds few endpoints.
+ */
+#ifndef SHR_UCX_H
+#define SHR_UCX_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <ucp/api/ucp.h>
+
+#include "core/state.h"
+#include "core/team.h"
+#include "util/compiler.h"
+#include "util/status.h"
+
+/* Key under which a PE publishes its blob (ucx_rkey.c). */
+#define SHR_UCX_KEY "shr.ucx.1"
+
+/* UCX newer than the 1.13 baseline: calls and defaults that help. */
+#define SHR_UCX_API_AT_LEAST(_major, _minor) (UCP_API_VERSION >= UCP_VERSION(_major, _minor))
+
+/* One PE as seen from one worker: its endpoint and unpacked keys. */
+typedef struct shr_ucx_peer {
+    ucp_ep_h ep;
+    ucp_rkey_h rkey[SHR_SEG_COUNT];  /* NULL: the PE has no such segment */
+    uint64_t base[SHR_SEG_COUNT];    /* where the PE's copy starts (its address) */
+} shr_ucx_peer_t;
+
+/* What a PE published, as read back from boot (ucx_rkey.c). */
+typedef struct shr_ucx_remote {
+    char host[64];
+    ucp_address_t *address;
+    void *rkey_buf[SHR_SEG_COUNT];
+    uint64_t base[SHR_SEG_COUNT];
+    uint64_t size[SHR_SEG_COUNT];
+    void *blob;                      /* owns address and rkey_buf */
+} shr_ucx_remote_t;
+
+typedef struct shr_ucx_worker {
+    ucp_worker_h worker;
+    shr_ucx_peer_t **peers;          /* [n_pes]; NULL until first use */
+    bool must_lock;                  /* shared with other threads (or the progress thread) */
+    pthread_mutex_t lock;
+    uint64_t pending;                /* operations since the last flush */
+    uint64_t sink;                   /* reply of atomic sets (swaps whose result nobody reads) */
+    struct shr_ucx_worker *next;     /* all workers, for progress and finalize */
+} shr_ucx_worker_t;
+
+typedef struct shr_ucx {
+    ucp_context_h context;
+    ucp_mem_h mem[SHR_SEG_COUNT];    /* NULL: segment absent (size 0) */
+    shr_ucx_worker_t *dflt;          /* default context; peers connect here */
+    shr_ucx_worker_t *workers;       /* every worker, dflt first (under list_lock) */
+    pthread_mutex_t list_lock;       /* workers list and remote[] */
+    shr_ucx_remote_t **remote;       /* [n_pes], fetched on first use */
+    bool published;                  /* context up, blob published */
+    bool active;                     /* shr_remote_init found remote peers */
+    bool wakeup;                     /* context has UCP_FEATURE_WAKEUP */
+    bool strong_fence;               /* fence must flush (multi-rail UCX < 1.14) */
+    int finalizing;                  /* peer failures are expected now */
+    uint64_t activity;               /* progress calls by application threads */
+    int n_remote;                    /* PEs reached through UCX */
+    int n_remote_nodes;              /* ... on another node */
+} shr_ucx_t;
+
+extern shr_ucx_t shr_ucx;
+
+/* ---- ucx_status.c: THE translation of UCX statuses ---- */
+/* Maps `status` to a shr_status_t; if it is an error, first logs one line
+ * "<what>: <UCX's text>" (printf-style `what`).  Thread-safe. */
+shr_status_t shr_ucx_status(ucs_status_t status, const char *what_fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Ends the job after a failed operation on `pe`: one line naming the
+ * operation, the PE, its host and UCX's reason.  Thread-safe. */
+_Noreturn SHR_COLD void shr_ucx_fatal(ucs_status_t status, const char *op, int pe);
+
+/* ---- ucx_init.c ---- */
+/* Creates a worker (not yet in the list); must_lock as given.  Logs. */
+shr_status_t shr_ucx_worker_create(bool must_lock, const char *routine,
+                                   shr_ucx_worker_t **worker_p);
+/* Flushes nothing: the caller quieted.  Closes endpoints, frees keys. */
+void shr_ucx_worker_destroy(shr_ucx_worker_t *w, bool force);
+void shr_ucx_workers_add(shr_ucx_worker_t *w);
+void shr_ucx_workers_remove(shr_ucx_worker_t *w);
+
+/* ---- ucx_rkey.c ---- */
+/* Registers the segments, packs their keys and publishes them with the
+ * default worker's address.  Logs. */
+shr_status_t shr_ucx_rkey_publish(const char *routine);
+void shr_ucx_rkey_unpublish(void);
+/* What `pe` published; cached for the process.  Thread-safe. */
+shr_ucx_remote_t *shr_ucx_remote_get(int pe);
+void shr_ucx_remote_free_all(void);
+/* Unpacks pe's keys for endpoint `peer->ep`.  Logs. */
+shr_status_t shr_ucx_rkey_unpack(const shr_ucx_remote_t *remote, shr_ucx_peer_t *peer, int pe);
+void shr_ucx_rkey_destroy(shr_ucx_peer_t *peer);
+
+/* ---- ucx_ep.c ---- */
+/* The peer entry of `pe` on `w`, connecting on first use.  Called with w's
+ * lock held.  Ends the job if `pe` cannot be reached. */
+SHR_COLD shr_ucx_peer_t *shr_ucx_peer_connect(shr_ucx_worker_t *w, int pe);
+void shr_ucx_peer_close(shr_ucx_worker_t *w, int pe, bool force);
+
+/* ---- ucx_progress.c ---- */
+/* Drives the default worker (incoming operations) and the other workers,
+ * skipping any another thread holds.  Counts as application activity. */
+void shr_ucx_progress_all(void);
+/* The progress thread. */
+shr_status_t shr_ucx_progress_thread_start(const char *routine);
+void shr_ucx_progress_thread_stop(void);
+bool shr_ucx_progress_thread_wanted(void);
+
+#endif

@@ -1,0 +1,77 @@
+/*
+ * ucx_ep.c -- endpoints, made when a worker first talks to a PE.
+ *
+ * Error handling is UCX's peer mode: if a peer's process or host dies, UCX
+ * reports it on the endpoint and the job ends with a line naming the PE,
+ * its host and UCX's reason -- unless the library is finalizing, when
+ * peers that already left are expected.
+ */
+#include "transport/ucx/ucx_inline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/log.h"
+
+static void shr_ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
+{
+    int pe = (int)(intptr_t)arg;
+
+    (void)ep;
+    if (__atomic_load_n(&shr_ucx.finalizing, __ATOMIC_ACQUIRE)) {
+        return;
+    }
+    shr_ucx_fatal(status, "the connection to", pe);
+}
+
+shr_ucx_peer_t *shr_ucx_peer_connect(shr_ucx_worker_t *w, int pe)
+{
+    shr_ucx_remote_t *remote = shr_ucx_remote_get(pe);
+    shr_ucx_peer_t *peer;
+    ucp_ep_params_t params;
+    ucs_status_t st;
+
+    if (remote == NULL) {
+        shr_fatal(1, "cannot reach a PE on another node (see the error above)");
+    }
+    peer = calloc(1, sizeof(*peer));
+    if (peer == NULL) {
+        shr_ucx_fatal(UCS_ERR_NO_MEMORY, "connecting to", pe);
+    }
+    memset(&params, 0, sizeof(params));
+    params.field_mask = UCP_EP_PARAM_FIELD_REMOTE_ADDRESS | UCP_EP_PARAM_FIELD_ERR_HANDLING_MODE |
+                        UCP_EP_PARAM_FIELD_ERR_HANDLER;
+    params.address = remote->address;
+    params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
+    params.err_handler.cb = shr_ucx_ep_failed;
+    params.err_handler.arg = (void *)(intptr_t)pe;
+    st = ucp_ep_create(w->worker, &params, &peer->ep);
+    if (st != UCS_OK) {
+        shr_ucx_fatal(st, "connecting to", pe);
+    }
+    if (shr_ucx_rkey_unpack(remote, peer, pe) != SHR_OK) {
+        shr_fatal(1, "cannot use the memory keys of a PE on another node (see the error above)");
+    }
+    shr_debug(SHR_LOG_UCX, "connected to PE %d on %s", pe, remote->host);
+    /* readers of the table hold the worker's lock or are its only thread */
+    w->peers[pe] = peer;
+    return peer;
+}
+
+void shr_ucx_peer_close(shr_ucx_worker_t *w, int pe, bool force)
+{
+    shr_ucx_peer_t *peer = w->peers[pe];
+    ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
+                                 .flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0};
+    void *req;
+
+    if (peer == NULL) {
+        return;
+    }
+    shr_ucx_rkey_destroy(peer);
+    req = ucp_ep_close_nbx(peer->ep, &param);
+    /* a failed close (the peer is gone) leaves nothing to release */
+    (void)shr_ucx_request_wait(w, req);
+    free(peer);
+    w->peers[pe] = NULL;
+}

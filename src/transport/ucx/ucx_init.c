@@ -1,0 +1,307 @@
+/*
+ * ucx_init.c -- bringing the UCX transport up and down, and the per-context
+ * workers.
+ *
+ *   shr_remote_publish (before the init exchange): only if some peer may be
+ *     out of load/store reach -- the starter puts PEs on several nodes, or
+ *     SHIMMER_REMOTE_PES names some -- create the context and the default
+ *     worker, register the segments, publish address and keys.  A job on
+ *     one node never pays for UCX.
+ *   shr_remote_init (after the peers are mapped): if this PE turned out to
+ *     have no remote peer, tear it down again; otherwise start the progress
+ *     thread.  No communication: endpoints come on first use.
+ *   shr_remote_fini: complete, meet every PE (driving the workers while
+ *     waiting, so that nobody's last operations starve), then close.
+ *
+ * UCX configuration: UCX_* variables reach UCX untouched.  Two defaults are
+ * Shimmer's when the user did not set them: ATOMIC_MODE=cpu (the atomicity
+ * design, docs/ucx.md) and, before UCX 1.14, MAX_RNDV_RAILS=1 (one RMA
+ * lane, so that ucp_worker_fence orders; 1.14 does this itself; with more
+ * rails shmem_fence flushes instead).
+ */
+#include "core/remote.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "boot/boot.h"
+#include "core/env.h"
+#include "transport/ucx/ucx_inline.h"
+#include "util/log.h"
+
+shr_ucx_t shr_ucx = {.list_lock = PTHREAD_MUTEX_INITIALIZER};
+
+static shr_status_t shr_ucx_context_create(const char *routine, int local_size)
+{
+    ucp_params_t params;
+    ucp_config_t *config;
+    const char *mode;
+    shr_status_t status;
+
+    status = shr_ucx_status(ucp_config_read(NULL, NULL, &config),
+                            "%s: reading the UCX configuration", routine);
+    if (status != SHR_OK) {
+        return status;
+    }
+    mode = shr_env_get_raw("UCX_ATOMIC_MODE");
+    if (mode == NULL) {
+        ucp_config_modify(config, "ATOMIC_MODE", "cpu");
+    } else if (strcmp(mode, "cpu") != 0) {
+        shr_warn("UCX_ATOMIC_MODE=%s: atomic operations from other nodes may not be atomic "
+                 "with those of this node's PEs on the same location (Shimmer needs cpu); "
+                 "unset it", mode);
+    }
+    shr_ucx.strong_fence = false;
+#if !SHR_UCX_API_AT_LEAST(1, 14)
+    /* 1.13 names the RMA bandwidth lanes' limit MAX_RNDV_RAILS (default 2) */
+    const char *rails = shr_env_get_raw("UCX_MAX_RNDV_RAILS");
+    if (rails == NULL) {
+        ucp_config_modify(config, "MAX_RNDV_RAILS", "1");
+    } else {
+        shr_ucx.strong_fence = strtol(rails, NULL, 10) > 1;
+    }
+#endif
+    memset(&params, 0, sizeof(params));
+    params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
+                        UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_ESTIMATED_NUM_PPN |
+                        UCP_PARAM_FIELD_NAME;
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
+    shr_ucx.wakeup = shr_config.progress_thread != SHR_PROGRESS_THREAD_OFF;
+    if (shr_ucx.wakeup) {
+        params.features |= UCP_FEATURE_WAKEUP;
+    }
+    params.mt_workers_shared = 1; /* contexts' workers run in different threads */
+    params.estimated_num_eps = (size_t)shr_g.n_pes;
+    params.estimated_num_ppn = (size_t)(local_size > 0 ? local_size : 1);
+    params.name = "shimmer";
+    status = shr_ucx_status(ucp_init(&params, config, &shr_ucx.context),
+                            "%s: starting UCX (for the PEs on other nodes)", routine);
+    ucp_config_release(config);
+    return status;
+}
+
+shr_status_t shr_ucx_worker_create(bool must_lock, const char *routine,
+                                   shr_ucx_worker_t **worker_p)
+{
+    ucp_worker_params_t params = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
+                                  .thread_mode = UCS_THREAD_MODE_SERIALIZED};
+    shr_ucx_worker_t *w = calloc(1, sizeof(*w));
+    shr_status_t status;
+
+    if (w == NULL) {
+        return SHR_ERR_NO_MEMORY;
+    }
+    w->peers = calloc((size_t)shr_g.n_pes, sizeof(*w->peers));
+    if (w->peers == NULL) {
+        free(w);
+        return SHR_ERR_NO_MEMORY;
+    }
+    status = shr_ucx_status(ucp_worker_create(shr_ucx.context, &params, &w->worker),
+                            "%s: creating a UCX worker", routine);
+    if (status != SHR_OK) {
+        free(w->peers);
+        free(w);
+        return status;
+    }
+    pthread_mutex_init(&w->lock, NULL);
+    w->must_lock = must_lock;
+    *worker_p = w;
+    return SHR_OK;
+}
+
+void shr_ucx_worker_destroy(shr_ucx_worker_t *w, bool force)
+{
+    for (int pe = 0; pe < shr_g.n_pes; pe++) {
+        shr_ucx_peer_close(w, pe, force);
+    }
+    ucp_worker_destroy(w->worker);
+    pthread_mutex_destroy(&w->lock);
+    free(w->peers);
+    free(w);
+}
+
+void shr_ucx_workers_add(shr_ucx_worker_t *w)
+{
+    pthread_mutex_lock(&shr_ucx.list_lock);
+    w->next = shr_ucx.dflt->next;
+    __atomic_store_n(&shr_ucx.dflt->next, w, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&shr_ucx.list_lock);
+}
+
+void shr_ucx_workers_remove(shr_ucx_worker_t *w)
+{
+    pthread_mutex_lock(&shr_ucx.list_lock);
+    for (shr_ucx_worker_t **p = &shr_ucx.dflt->next; *p != NULL; p = &(*p)->next) {
+        if (*p == w) {
+            __atomic_store_n(p, w->next, __ATOMIC_RELEASE);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&shr_ucx.list_lock);
+}
+
+/* Undoes publish (no endpoint exists yet, or all are closed). */
+static void shr_ucx_teardown(void)
+{
+    if (shr_ucx.dflt != NULL) {
+        shr_ucx_worker_destroy(shr_ucx.dflt, true);
+        shr_ucx.dflt = NULL;
+    }
+    shr_ucx_rkey_unpublish();
+    shr_ucx_remote_free_all();
+    if (shr_ucx.context != NULL) {
+        ucp_cleanup(shr_ucx.context);
+        shr_ucx.context = NULL;
+    }
+    shr_ucx.published = false;
+    shr_ucx.active = false;
+    shr_ucx.n_remote = 0;
+}
+
+shr_status_t shr_remote_publish(const char *routine)
+{
+    shr_boot_node_t node;
+    shr_status_t status;
+
+    shr_boot_node(&node);
+    if (shr_g.n_pes == 1 ||
+        (node.local_size >= shr_g.n_pes && shr_config.remote_pes[0] == '\0')) {
+        return SHR_OK; /* every PE shares this node's memory */
+    }
+    status = shr_ucx_context_create(routine, node.local_size);
+    if (status != SHR_OK) {
+        return status;
+    }
+    status = shr_ucx_worker_create(true, routine, &shr_ucx.dflt);
+    if (status == SHR_OK) {
+        status = shr_ucx_rkey_publish(routine);
+    }
+    if (status != SHR_OK) {
+        shr_ucx_teardown();
+        return status;
+    }
+    shr_ucx.published = true;
+    return SHR_OK;
+}
+
+shr_status_t shr_remote_init(const char *routine)
+{
+    shr_status_t status;
+    int first = -1;
+
+    shr_ucx.n_remote = 0;
+    for (int pe = 0; pe < shr_g.n_pes; pe++) {
+        if (shr_g.seg[SHR_SEG_HEAP].peer_base[pe] == NULL) {
+            shr_ucx.n_remote++;
+            first = first < 0 ? pe : first;
+        }
+    }
+    if (shr_ucx.n_remote == 0) {
+        if (shr_ucx.published) {
+            shr_ucx_teardown(); /* nobody will call: no peer finds this PE remote */
+        }
+        return SHR_OK;
+    }
+    if (!shr_ucx.published) {
+        shr_error("%s: PE %d is not on this node, but the launcher said all %d PEs are; "
+                  "start the job with a launcher that knows the nodes (mpirun, srun "
+                  "--mpi=pmix) or keep every PE on one node", routine, first, shr_g.n_pes);
+        return SHR_ERR_UNREACHABLE;
+    }
+    shr_ucx.remote = calloc((size_t)shr_g.n_pes, sizeof(*shr_ucx.remote));
+    if (shr_ucx.remote == NULL) {
+        shr_ucx_teardown();
+        return SHR_ERR_NO_MEMORY;
+    }
+    shr_ucx.finalizing = 0;
+    shr_ucx.active = true;
+    if (shr_ucx.wakeup && shr_ucx_progress_thread_wanted()) {
+        status = shr_ucx_progress_thread_start(routine);
+        if (status != SHR_OK) {
+            shr_ucx_teardown();
+            return status;
+        }
+    }
+    shr_debug(SHR_LOG_UCX, "%d PE(s) reached through UCX; progress thread %s", shr_ucx.n_remote,
+              shr_ucx.wakeup && shr_ucx_progress_thread_wanted() ? "on" : "off");
+    return SHR_OK;
+}
+
+/* What waiting PEs do in the final barrier: keep everyone's last
+ * operations (and their flushes) moving. */
+static void shr_ucx_fini_progress(void *arg)
+{
+    (void)arg;
+    shr_ucx_progress_all();
+}
+
+void shr_remote_fini(void)
+{
+    if (!shr_ucx.published) {
+        return;
+    }
+    if (shr_ucx.active) {
+        /* peers leave from here on: their connections closing is no failure */
+        __atomic_store_n(&shr_ucx.finalizing, 1, __ATOMIC_RELEASE);
+        for (shr_ucx_worker_t *w = shr_ucx.dflt; w != NULL; w = w->next) {
+            shr_ucx_lock(w);
+            if (w->pending != 0) {
+                ucp_request_param_t param = {.op_attr_mask = 0};
+                (void)shr_ucx_request_wait(w, ucp_worker_flush_nbx(w->worker, &param));
+                w->pending = 0;
+            }
+            shr_ucx_unlock(w);
+        }
+        /* nobody closes before everybody completed */
+        if (shr_boot_barrier_progress(shr_ucx_fini_progress, NULL) != SHR_OK) {
+            shr_warn("finalize: the final bootstrap barrier failed; closing anyway");
+        }
+        shr_ucx_progress_thread_stop();
+        shr_ucx_worker_t *w = shr_ucx.dflt->next;
+        while (w != NULL) {
+            shr_ucx_worker_t *next = w->next;
+            shr_ucx_worker_destroy(w, true); /* contexts the program did not destroy */
+            w = next;
+        }
+        shr_ucx.dflt->next = NULL;
+    }
+    shr_ucx_teardown();
+}
+
+shr_status_t shr_remote_ctx_create(shr_ctx_t *ctx, const char *routine)
+{
+    shr_ucx_worker_t *w;
+    shr_status_t status;
+
+    ctx->transport = NULL;
+    if (!shr_ucx.active) {
+        return SHR_OK; /* no remote peer: the context never reaches UCX */
+    }
+    status = shr_ucx_worker_create(shr_g.thread_level == SHMEM_THREAD_MULTIPLE &&
+                                       !(ctx->options & SHMEM_CTX_PRIVATE),
+                                   routine, &w);
+    if (status != SHR_OK) {
+        return status;
+    }
+    shr_ucx_workers_add(w);
+    ctx->transport = w;
+    return SHR_OK;
+}
+
+void shr_remote_ctx_destroy(shr_ctx_t *ctx)
+{
+    shr_ucx_worker_t *w = ctx->transport;
+
+    if (w == NULL) {
+        return;
+    }
+    ctx->transport = NULL;
+    shr_ucx_workers_remove(w);
+    shr_ucx_lock(w);
+    if (w->pending != 0) {
+        ucp_request_param_t param = {.op_attr_mask = 0};
+        (void)shr_ucx_request_wait(w, ucp_worker_flush_nbx(w->worker, &param));
+    }
+    shr_ucx_unlock(w);
+    shr_ucx_worker_destroy(w, false);
+}

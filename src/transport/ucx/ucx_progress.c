@@ -1,0 +1,212 @@
+/*
+ * ucx_progress.c -- who drives the workers.
+ *
+ * Over a transport without hardware RMA (TCP; and atomics everywhere, see
+ * ucx_rma.c) nothing a peer sends to this PE lands until this PE's default
+ * worker is progressed.  Two drivers share that job:
+ *
+ *   - application threads, in every wait and blocking call
+ *     (shr_remote_progress, shr_ucx_wait_step).  Each such call bumps
+ *     shr_ucx.activity;
+ *   - the progress thread (SHIMMER_PROGRESS_THREAD), for the stretches when
+ *     no application thread is in the library.  It watches `activity`:
+ *       idle mode:  while the counter moves, the application drives; the
+ *                   thread sleeps SHIMMER_PROGRESS_INTERVAL microseconds
+ *                   at a time and touches nothing (no lock traffic, no
+ *                   wake-ups per message);
+ *       event mode: once the counter stood still for a whole interval, the
+ *                   thread drains the default worker, arms it and sleeps
+ *                   in epoll on its event fd: woken by the first incoming
+ *                   message, it serves it and re-arms.  When the counter
+ *                   moves again it returns to idle mode.
+ *     So a PE computing for seconds serves its peers within about one
+ *     interval plus a wake-up, and a PE that is polling pays nothing.
+ *
+ * The thread and the application serialise on the default worker's mutex
+ * (dflt->must_lock is set while the thread exists).
+ */
+#include "transport/ucx/ucx_inline.h"
+
+#include <errno.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "core/env.h"
+#include "util/log.h"
+
+static struct {
+    pthread_t thread;
+    bool running;
+    int idle_ep;            /* epoll set: the stop fd */
+    int event_ep;           /* epoll set: the stop fd and the worker's fd */
+    int stopfd;
+    int efd;                /* the default worker's event fd */
+} shr_ucx_pt = {.idle_ep = -1, .event_ep = -1, .stopfd = -1, .efd = -1};
+
+void shr_ucx_progress_all(void)
+{
+    shr_ucx_worker_t *d = shr_ucx.dflt;
+
+    if (SHR_UNLIKELY(!shr_ucx.active)) {
+        return;
+    }
+    __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
+    /* another thread holding it is driving it already */
+    if (!d->must_lock || pthread_mutex_trylock(&d->lock) == 0) {
+        ucp_worker_progress(d->worker);
+        shr_ucx_unlock(d);
+    }
+    /* user contexts with operations in flight: their sends may need a push */
+    for (shr_ucx_worker_t *w = d->next; w != NULL; w = __atomic_load_n(&w->next, __ATOMIC_ACQUIRE)) {
+        if (__atomic_load_n(&w->pending, __ATOMIC_RELAXED) != 0 &&
+            (!w->must_lock || pthread_mutex_trylock(&w->lock) == 0)) {
+            ucp_worker_progress(w->worker);
+            shr_ucx_unlock(w);
+        }
+    }
+}
+
+bool shr_ucx_progress_thread_wanted(void)
+{
+    switch (shr_config.progress_thread) {
+    case SHR_PROGRESS_THREAD_ON:
+        return true;
+    case SHR_PROGRESS_THREAD_OFF:
+        return false;
+    default:
+        /* auto: whenever a peer is reached through UCX.  The atomicity
+         * design makes UCX execute remote atomics at the target in software
+         * on every network (docs/ucx.md), and TCP needs the target for RMA
+         * too; a job whose PEs all share memory never gets here. */
+        return shr_ucx.n_remote > 0;
+    }
+}
+
+/* Drains the default worker and arms it (lock held by the caller).  True
+ * when it is armed: nothing pending, the event fd will fire. */
+static bool shr_ucx_pt_drain_arm(shr_ucx_worker_t *d)
+{
+    while (ucp_worker_progress(d->worker) != 0) {
+    }
+    ucs_status_t st = ucp_worker_arm(d->worker);
+    if (st == UCS_ERR_BUSY) {
+        return false;
+    }
+    if (st != UCS_OK) {
+        shr_ucx_status(st, "progress thread: arming the UCX worker");
+    }
+    return true;
+}
+
+static void *shr_ucx_pt_main(void *arg)
+{
+    shr_ucx_worker_t *d = shr_ucx.dflt;
+    long interval_us = shr_config.progress_interval > 0 ? shr_config.progress_interval : 1000;
+    int idle_ms = (int)((interval_us + 999) / 1000);
+    uint64_t seen = __atomic_load_n(&shr_ucx.activity, __ATOMIC_RELAXED);
+    bool event_mode = false;
+    struct epoll_event ev;
+
+    (void)arg;
+    for (;;) {
+        if (!event_mode) {
+            /* idle mode: the stop fd is the only event watched */
+            if (epoll_wait(shr_ucx_pt.idle_ep, &ev, 1, idle_ms) > 0) {
+                break;
+            }
+            uint64_t now = __atomic_load_n(&shr_ucx.activity, __ATOMIC_RELAXED);
+            if (now != seen) {
+                seen = now;
+                continue; /* the application is driving */
+            }
+            event_mode = true;
+            shr_debug(SHR_LOG_UCX, "progress thread: application idle, serving peers");
+        }
+        pthread_mutex_lock(&d->lock);
+        bool armed = shr_ucx_pt_drain_arm(d);
+        pthread_mutex_unlock(&d->lock);
+        if (!armed) {
+            continue;
+        }
+        /* event mode: sleep until a peer's message (or stop) arrives; the
+         * long timeout only re-checks whether the application came back */
+        ev.data.fd = -1;
+        int n = epoll_wait(shr_ucx_pt.event_ep, &ev, 1, 100);
+        if (n > 0 && ev.data.fd == shr_ucx_pt.stopfd) {
+            break;
+        }
+        uint64_t now = __atomic_load_n(&shr_ucx.activity, __ATOMIC_RELAXED);
+        if (now != seen) {
+            seen = now;
+            event_mode = false; /* back in the library: it drives again */
+        }
+    }
+    return NULL;
+}
+
+shr_status_t shr_ucx_progress_thread_start(const char *routine)
+{
+    struct epoll_event ev = {.events = EPOLLIN};
+    shr_status_t status;
+    int err;
+
+    status = shr_ucx_status(ucp_worker_get_efd(shr_ucx.dflt->worker, &shr_ucx_pt.efd),
+                            "%s: the UCX worker's event fd (for the progress thread)", routine);
+    if (status != SHR_OK) {
+        return status;
+    }
+    shr_ucx_pt.idle_ep = epoll_create1(EPOLL_CLOEXEC);
+    shr_ucx_pt.event_ep = epoll_create1(EPOLL_CLOEXEC);
+    shr_ucx_pt.stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (shr_ucx_pt.idle_ep < 0 || shr_ucx_pt.event_ep < 0 || shr_ucx_pt.stopfd < 0) {
+        shr_error("%s: cannot create the progress thread's event fds: %m", routine);
+        goto err;
+    }
+    ev.data.fd = shr_ucx_pt.stopfd;
+    if (epoll_ctl(shr_ucx_pt.idle_ep, EPOLL_CTL_ADD, shr_ucx_pt.stopfd, &ev) != 0 ||
+        epoll_ctl(shr_ucx_pt.event_ep, EPOLL_CTL_ADD, shr_ucx_pt.stopfd, &ev) != 0) {
+        shr_error("%s: epoll_ctl: %m", routine);
+        goto err;
+    }
+    ev.data.fd = shr_ucx_pt.efd;
+    if (epoll_ctl(shr_ucx_pt.event_ep, EPOLL_CTL_ADD, shr_ucx_pt.efd, &ev) != 0) {
+        shr_error("%s: epoll_ctl: %m", routine);
+        goto err;
+    }
+    shr_ucx.dflt->must_lock = true;
+    err = pthread_create(&shr_ucx_pt.thread, NULL, shr_ucx_pt_main, NULL);
+    if (err != 0) {
+        errno = err;
+        shr_error("%s: cannot start the progress thread: %m; set SHIMMER_PROGRESS_THREAD=off "
+                  "to run without (peers then wait while this PE computes)", routine);
+        goto err;
+    }
+    shr_ucx_pt.running = true;
+    shr_debug(SHR_LOG_UCX, "progress thread started");
+    return SHR_OK;
+
+err:
+    shr_ucx_progress_thread_stop();
+    return SHR_ERR_NO_RESOURCE;
+}
+
+void shr_ucx_progress_thread_stop(void)
+{
+    if (shr_ucx_pt.running) {
+        uint64_t one = 1;
+        if (write(shr_ucx_pt.stopfd, &one, sizeof(one)) != sizeof(one)) {
+            shr_warn("progress thread: cannot signal it to stop: %m");
+        }
+        pthread_join(shr_ucx_pt.thread, NULL);
+        shr_ucx_pt.running = false;
+    }
+    int *fds[] = {&shr_ucx_pt.idle_ep, &shr_ucx_pt.event_ep, &shr_ucx_pt.stopfd};
+    for (size_t i = 0; i < SHR_ARRAY_SIZE(fds); i++) {
+        if (*fds[i] >= 0) {
+            close(*fds[i]);
+            *fds[i] = -1;
+        }
+    }
+    shr_ucx_pt.efd = -1;
+}

@@ -1,0 +1,225 @@
+/*
+ * ucx_rma.c -- the remote operations of core/remote.h over UCX: put, get,
+ * atomics (signals are atomics), fence, quiet, progress.
+ *
+ * Atomics (docs/ucx.md, "Atomicity"): the context runs with UCX's CPU
+ * atomic mode, so on a network without CPU-coherent atomics UCX executes
+ * the operation at the target with the same locked CPU instructions as the
+ * node's own path (amo_inline.h): one location stays atomic whichever PE
+ * and path issue the operations.
+ *
+ * Completion: blocking puts return at local completion, blocking gets and
+ * fetching atomics at completion; everything else is counted in the
+ * worker's `pending` and completed by the next quiet (a worker flush).
+ */
+#include "core/remote.h"
+
+#include "transport/ucx/ucx_inline.h"
+
+void shr_remote_put(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
+{
+    shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
+    ucs_status_t st;
+
+    shr_ucx_lock(w);
+    st = shr_ucx_put(w, dest, src, len, pe, nbi);
+    shr_ucx_unlock(w);
+    if (SHR_UNLIKELY(st != UCS_OK)) {
+        shr_ucx_fatal(st, "a put to", pe);
+    }
+}
+
+void shr_remote_get(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
+{
+    shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
+    ucs_status_t st;
+
+    shr_ucx_lock(w);
+    st = shr_ucx_get(w, dest, src, len, pe, nbi);
+    shr_ucx_unlock(w);
+    if (SHR_UNLIKELY(st != UCS_OK)) {
+        shr_ucx_fatal(st, "a get from", pe);
+    }
+}
+
+/* The UCP operation of each shr_amo_op_t, and whether its result is read.
+ * UCP has no plain fetch (fetch-or 0 reads atomically) and no plain set (a
+ * swap whose old value goes to the worker's sink). */
+static const struct {
+    ucp_atomic_op_t op;
+    bool fetch;
+} shr_ucx_amo_table[] = {
+    [SHR_AMO_FETCH] = {UCP_ATOMIC_OP_OR, true},
+    [SHR_AMO_SET] = {UCP_ATOMIC_OP_SWAP, false},
+    [SHR_AMO_SWAP] = {UCP_ATOMIC_OP_SWAP, true},
+    [SHR_AMO_CSWAP] = {UCP_ATOMIC_OP_CSWAP, true},
+    [SHR_AMO_ADD] = {UCP_ATOMIC_OP_ADD, false},
+    [SHR_AMO_FETCH_ADD] = {UCP_ATOMIC_OP_ADD, true},
+    [SHR_AMO_AND] = {UCP_ATOMIC_OP_AND, false},
+    [SHR_AMO_FETCH_AND] = {UCP_ATOMIC_OP_AND, true},
+    [SHR_AMO_OR] = {UCP_ATOMIC_OP_OR, false},
+    [SHR_AMO_FETCH_OR] = {UCP_ATOMIC_OP_OR, true},
+    [SHR_AMO_XOR] = {UCP_ATOMIC_OP_XOR, false},
+    [SHR_AMO_FETCH_XOR] = {UCP_ATOMIC_OP_XOR, true},
+};
+
+typedef union {
+    uint32_t u32;
+    uint64_t u64;
+} shr_ucx_word_t;
+
+static SHR_ALWAYS_INLINE void shr_ucx_word_set(shr_ucx_word_t *w, uint64_t v, size_t size)
+{
+    if (size == 4) {
+        w->u32 = (uint32_t)v;
+    } else {
+        w->u64 = v;
+    }
+}
+
+/* Posts `op` with `operand` (UCP's "buffer"): the value, 0 for a fetch,
+ * the compare value for CSWAP.  `reply` receives the old value, NULL for a
+ * non-fetching operation; for CSWAP it holds the new value on entry (UCP:
+ * result = *remote; if (*buffer == *remote) *remote = *reply).  Lock held. */
+static SHR_ALWAYS_INLINE void *shr_ucx_amo_post(shr_ucx_worker_t *w, shr_amo_op_t op,
+                                                void *dest, uint64_t operand_value,
+                                                size_t size, int pe, void *reply)
+{
+    shr_ucx_peer_t *peer = shr_ucx_peer(w, pe);
+    ucp_request_param_t param;
+    shr_ucx_word_t operand;
+    ucp_rkey_h rkey;
+    uint64_t raddr = shr_ucx_raddr(peer, dest, &rkey);
+
+    shr_ucx_word_set(&operand, operand_value, size);
+    param.op_attr_mask = UCP_OP_ATTR_FIELD_DATATYPE;
+    param.datatype = ucp_dt_make_contig(size);
+    if (reply != NULL) {
+        param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
+        param.reply_buffer = reply;
+    }
+    /* UCP copies the operand at the call */
+    return ucp_atomic_op_nbx(peer->ep, shr_ucx_amo_table[op].op, &operand, 1, raddr, rkey,
+                             &param);
+}
+
+static SHR_ALWAYS_INLINE uint64_t shr_ucx_amo_operand(shr_amo_op_t op, uint64_t value,
+                                                      uint64_t cond)
+{
+    return op == SHR_AMO_FETCH ? 0 : op == SHR_AMO_CSWAP ? cond : value;
+}
+
+uint64_t shr_remote_amo(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
+                        uint64_t cond, size_t size, int pe)
+{
+    shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
+    shr_ucx_word_t result;
+    ucs_status_t st;
+    void *req;
+
+    shr_ucx_word_set(&result, value, size); /* CSWAP's new value */
+    shr_ucx_lock(w);
+    if (shr_ucx_amo_table[op].fetch) {
+        req = shr_ucx_amo_post(w, op, dest, shr_ucx_amo_operand(op, value, cond), size, pe,
+                               &result);
+        st = shr_ucx_request_wait(w, req);
+    } else {
+        req = shr_ucx_amo_post(w, op, dest, value, size, pe,
+                               op == SHR_AMO_SET ? &w->sink : NULL);
+        w->pending++;
+        st = shr_ucx_request_detach(req);
+    }
+    shr_ucx_unlock(w);
+    if (SHR_UNLIKELY(st != UCS_OK)) {
+        shr_ucx_fatal(st, "an atomic operation on", pe);
+    }
+    return size == 4 ? result.u32 : result.u64;
+}
+
+void shr_remote_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest,
+                        uint64_t value, uint64_t cond, size_t size, int pe)
+{
+    shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
+    ucs_status_t st;
+    void *req;
+
+    /* fetch is undefined until quiet: it may carry CSWAP's new value */
+    if (op == SHR_AMO_CSWAP) {
+        memcpy(fetch, size == 4 ? (void *)&(uint32_t){(uint32_t)value} : (void *)&value, size);
+    }
+    shr_ucx_lock(w);
+    req = shr_ucx_amo_post(w, op, dest, shr_ucx_amo_operand(op, value, cond), size, pe,
+                           shr_ucx_amo_table[op].fetch ? fetch
+                           : op == SHR_AMO_SET        ? &w->sink
+                                                      : NULL);
+    w->pending++;
+    st = shr_ucx_request_detach(req);
+    shr_ucx_unlock(w);
+    if (SHR_UNLIKELY(st != UCS_OK)) {
+        shr_ucx_fatal(st, "an atomic operation on", pe);
+    }
+}
+
+/* Completes everything w started (lock held). */
+static ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w)
+{
+    ucp_request_param_t param = {.op_attr_mask = 0};
+    ucs_status_t st;
+
+    if (w->pending == 0) {
+        return UCS_OK;
+    }
+    st = shr_ucx_request_wait(w, ucp_worker_flush_nbx(w->worker, &param));
+    if (st == UCS_OK) {
+        w->pending = 0;
+    }
+    return st;
+}
+
+void shr_remote_fence(shr_ctx_t *ctx)
+{
+    shr_ucx_worker_t *w;
+    ucs_status_t st = UCS_OK;
+
+    if (!shr_ucx.active) {
+        return; /* core calls this for zero-length strided transfers too */
+    }
+    w = shr_ucx_ctx_worker(ctx);
+    shr_ucx_lock(w);
+    if (w->pending != 0) {
+        /* UCX orders what follows a fence after what precedes it, per
+         * worker; a multi-rail UCX before 1.14 only by completing it */
+        st = shr_ucx.strong_fence ? shr_ucx_flush(w) : ucp_worker_fence(w->worker);
+    }
+    shr_ucx_unlock(w);
+    if (SHR_UNLIKELY(st != UCS_OK)) {
+        shr_ucx_status(st, "shmem_fence");
+        shr_fatal(1, "shmem_fence failed in UCX");
+    }
+}
+
+void shr_remote_quiet(shr_ctx_t *ctx, const int *pes, size_t npes)
+{
+    shr_ucx_worker_t *w;
+    ucs_status_t st;
+
+    if (!shr_ucx.active) {
+        return;
+    }
+    w = shr_ucx_ctx_worker(ctx);
+    /* completion per PE is only a cost question: the worker flush covers
+     * them, and flushing each endpoint costs a round trip each */
+    (void)pes, (void)npes;
+    shr_ucx_lock(w);
+    st = shr_ucx_flush(w);
+    shr_ucx_unlock(w);
+    if (SHR_UNLIKELY(st != UCS_OK)) {
+        shr_ucx_status(st, "shmem_quiet");
+        shr_fatal(1, "shmem_quiet failed in UCX");
+    }
+}
+
+void shr_remote_progress(void)
+{
+    shr_ucx_progress_all();
+}
