@@ -85,7 +85,7 @@ int main(int argc, char **argv)
         .title = "atomics: latency and rate of blocking fetch_add, add, compare_swap, swap, fetch, set",
         .columns = "op: dtype: latency_us:us mops:Mops/s iterations: valid:",
         .min_size = 8, .max_size = 8,
-        .iters = 100000, .min_iters = 20,
+        .iters = 50000, .min_iters = 20,
         .ops = "fetch_add,add,compare_swap,swap,fetch,set,fetch_add_contended", .min_pes = 2,
     };
     bench_t b;

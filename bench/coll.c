@@ -130,7 +130,7 @@ int main(int argc, char **argv)
         .title = "collectives: barrier_all, broadcast, collect, fcollect, alltoall, sum-reduce",
         .columns = "coll: api: npes: size:B latency_us:us min_us:us max_us:us iterations: valid:",
         .min_size = 4, .max_size = (size_t)1 << 20,
-        .iters = 1000, .min_iters = 10, .budget = (size_t)64 << 20,
+        .iters = 500, .min_iters = 10, .budget = (size_t)64 << 20,
     };
     bench_t b;
     bench_init(&b, &info, argc, argv);

@@ -589,11 +589,15 @@ def write_report(run, rows, plots, plot_err, path):
     if mach:
         L.append("Machine: %s, %s CPUs, %s." % (mach.get("cpu", "?"), mach.get("online_cpus", "?"), mach.get("os", "?")))
     L.append("")
-    L.append("| implementation | role | available | detail |")
-    L.append("|---|---|---|---|")
+    L.append("| implementation | role | available | reports itself as | detail |")
+    L.append("|---|---|---|---|---|")
     for i in run.impls:
-        L.append("| %s | %s | %s | %s |" % (i["name"], i.get("role", ""), "yes" if i.get("available") else "**no**",
-                                          i.get("detail", "") or i.get("reason", "")))
+        hdr = next((h for (im, _), h in run.headers.items() if im == i["name"]), None)
+        ident = ""
+        if hdr:
+            ident = "%s, OpenSHMEM %s" % (hdr["impl"].get("name", "?"), hdr["impl"].get("spec", "?"))
+        L.append("| %s | %s | %s | %s | %s |" % (i["name"], i.get("role", ""), "yes" if i.get("available") else "**no**",
+                                               ident, i.get("detail", "") or i.get("reason", "")))
     L.append("")
     if not run.shimmer:
         L.append("**Shimmer is not available in this run** (see above): its columns are empty and every "

@@ -40,8 +40,8 @@ PACKAGES = ["cmake", "ninja-build", "gcc", "make", "pkg-config", "libucx-dev", "
 # shmem_finalize.
 IMPLS = [
     {"name": "shimmer", "role": "shimmer",
-     "oshcc": "{root}/build/bin/oshcc",
-     "run": "{root}/build/bin/oshrun -n {n}"},
+     "oshcc": "{build}/bin/oshcc",
+     "run": "{build}/bin/oshrun -n {n}"},
     {"name": "oshmem", "role": "peer", "label": "Open MPI OSHMEM",
      "oshcc": "/usr/bin/oshcc",
      "run": "/usr/bin/oshrun {asroot} --oversubscribe --mca osc ^rdma -np {n}"},
@@ -137,12 +137,12 @@ def tail(text, n=12):
     return "\n".join(lines[-n:])
 
 
-def build_shimmer(logdir):
-    """Configures and builds Shimmer in build/ (Release). Returns (ok, reason)."""
+def build_shimmer(logdir, build_dir):
+    """Configures and builds Shimmer in build_dir (Release). Returns (ok, reason)."""
     if not os.path.exists(os.path.join(ROOT, "CMakeLists.txt")):
         return False, "no CMakeLists.txt at the repository root"
-    steps = [["cmake", "-S", ROOT, "-B", os.path.join(ROOT, "build"), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"],
-             ["cmake", "--build", os.path.join(ROOT, "build")]]
+    steps = [["cmake", "-S", ROOT, "-B", build_dir, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"],
+             ["cmake", "--build", build_dir]]
     with open(os.path.join(logdir, "shimmer-build.log"), "w") as f:
         for cmd in steps:
             f.write("$ %s\n" % " ".join(cmd))
@@ -334,7 +334,9 @@ def main(argv=None):
     ap.add_argument("--stand-in", action="store_true",
                     help="if Shimmer cannot be built, run the peer in its place (tests the suite; labelled)")
     ap.add_argument("--no-install", action="store_true", help="do not apt-get missing packages")
-    ap.add_argument("--no-build", action="store_true", help="use build/ as it is")
+    ap.add_argument("--no-build", action="store_true", help="use the build directory as it is")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
+                    help="Shimmer's build directory (default build/; configured Release by this run)")
     ap.add_argument("--out", help="results directory (default bench/results/<timestamp>)")
     ap.add_argument("--timeout", type=float, help="seconds per launch (default 120, --full 600)")
     ap.add_argument("--quick", action="store_true", help="smoke run: --quick passed to every benchmark, 1 rep")
@@ -354,8 +356,10 @@ def main(argv=None):
     impls = [dict(i) for i in IMPLS]
     for extra in a.impl:
         impls = [i for i in impls if i["name"] != extra["name"]] + [extra]
+    build_dir = os.path.abspath(a.build_dir)
     for i in impls:
-        i["oshcc"] = i["oshcc"].format(root=ROOT)
+        i["oshcc"] = i["oshcc"].format(root=ROOT, build=build_dir)
+        i["run"] = i["run"].replace("{build}", build_dir).replace("{root}", ROOT)
         i["asroot"] = "--allow-run-as-root" if is_root() else ""
         i["available"], i["reason"] = True, ""
 
@@ -363,8 +367,8 @@ def main(argv=None):
     shim = next((i for i in impls if i["role"] == "shimmer"), None)
     if shim and not any(x["name"] == "shimmer" for x in a.impl):
         if not a.no_build:
-            log("building Shimmer (cmake -G Ninja -DCMAKE_BUILD_TYPE=Release, build/)")
-            ok, why = build_shimmer(logdir)
+            log("building Shimmer (cmake -G Ninja -DCMAKE_BUILD_TYPE=Release, %s)" % build_dir)
+            ok, why = build_shimmer(logdir, build_dir)
             if not ok:
                 shim["available"], shim["reason"] = False, "build failed: " + why
         run_bin = shlex.split(shim["run"].format(n=2, root=ROOT, asroot=""))[0]

@@ -58,7 +58,7 @@ int main(int argc, char **argv)
         .name = "atomic_pingpong",
         .title = "machine limit: CPU atomic hand-off, contended and local fetch_add",
         .columns = "mode: latency_us:us pinned: iterations: valid:",
-        .min_size = 8, .max_size = 8, .iters = 200000, .min_iters = 20,
+        .min_size = 8, .max_size = 8, .iters = 50000, .min_iters = 20,
         .ops = "handoff,contended,local",
     };
     bench_t b;

@@ -70,7 +70,7 @@ int main(int argc, char **argv)
         .name = "cacheline_pingpong",
         .title = "machine limit: two-process cache-line ping-pong, half round trip",
         .columns = "mode: latency_us:us pinned: iterations: valid:",
-        .min_size = 8, .max_size = 8, .iters = 200000, .min_iters = 20,
+        .min_size = 8, .max_size = 8, .iters = 50000, .min_iters = 20,
         .ops = "flag,data_flag",
     };
     bench_t b;

@@ -15,7 +15,7 @@ int main(int argc, char **argv)
         .title = "machine limit: single-core memcpy by size",
         .columns = "size:B bandwidth_MBps:MB/s latency_us:us iterations: valid:",
         .min_size = 1, .max_size = (size_t)4 << 20,
-        .iters = 100000, .min_iters = 32, .budget = (size_t)512 << 20,
+        .iters = 100000, .min_iters = 32, .budget = (size_t)128 << 20,
     };
     bench_t b;
     bench_init(&b, &info, argc, argv);
