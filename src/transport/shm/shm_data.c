@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -63,37 +64,44 @@ static int find_range(struct dl_phdr_info *info, size_t size, void *arg)
     return 1; /* stop after the executable */
 }
 
-/* Pages of [start, end) that hold data: every file-backed page, and the .bss
- * pages that are present or swapped (from /proc/self/pagemap); untouched
- * .bss pages are zero in the memfd too.  Copies them into `dst`. */
-static void copy_touched(const data_range_t *range, char *dst)
+/* Copies into the memfd the pages of [start, end) that hold data: every
+ * file-backed page, and the .bss pages that are present or swapped (from
+ * /proc/self/pagemap); untouched .bss pages are zero in the memfd too.  The
+ * kernel does the copying (pwrite), so the bytes between variables are
+ * copied raw -- no sanitizer may object to that. */
+static shr_status_t copy_touched(const data_range_t *range, int fd)
 {
     uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
     uintptr_t bss = range->file_end < range->end ? range->file_end : range->end;
     int pagemap = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+    shr_status_t status = SHR_OK;
 
-    memcpy(dst, (void *)range->start, bss - range->start);
-    for (uintptr_t p = bss; p < range->end; p += page) {
+    for (uintptr_t p = range->start; p < range->end && status == SHR_OK; p += page) {
         uint64_t entry = UINT64_MAX; /* unknown: copy */
-        if (pagemap >= 0 &&
+        if (p >= bss && pagemap >= 0 &&
             pread(pagemap, &entry, sizeof(entry), (off_t)(p / page * sizeof(entry))) !=
                 sizeof(entry)) {
             entry = UINT64_MAX;
         }
-        if (entry & (3ull << 62)) { /* bit 63 present, bit 62 swapped */
-            memcpy(dst + (p - range->start), (void *)p, page);
+        if (!(entry & (3ull << 62))) { /* bit 63 present, bit 62 swapped */
+            continue;
+        }
+        /* a raw system call: libc's pwrite may be intercepted by sanitizers */
+        if (syscall(SYS_pwrite64, fd, (const void *)p, (size_t)page,
+                    (off_t)(p - range->start)) != (long)page) {
+            status = SHR_ERR_IO;
         }
     }
     if (pagemap >= 0) {
         close(pagemap);
     }
+    return status;
 }
 
 shr_status_t shr_shm_data_attach(const char *routine, shr_shm_seg_t *seg_p)
 {
     data_range_t range = {0};
-    shr_shm_seg_t seg;
-    shr_status_t status;
+    shr_shm_seg_t seg = {.fd = -1};
 
     if (data_seg.base != NULL) {
         *seg_p = data_seg;
@@ -105,29 +113,40 @@ shr_status_t shr_shm_data_attach(const char *routine, shr_shm_seg_t *seg_p)
         return SHR_ERR_UNSUPPORTED;
     }
     size_t size = range.end - range.start;
-    status = shr_shm_seg_create(SHR_SHM_MEMFD, NULL, size, (size_t)sysconf(_SC_PAGESIZE), 1,
-                                "data segment", routine, &seg);
-    if (status != SHR_OK) {
-        return status;
+    seg.fd = memfd_create("shimmer-data", MFD_CLOEXEC);
+    if (seg.fd < 0 || fchmod(seg.fd, 0600) != 0 || ftruncate(seg.fd, (off_t)size) != 0) {
+        shr_error("%s: cannot create the shared copy of the global variables (%zu bytes): %s; "
+                  "set SHIMMER_DATA_SEGMENT=0 to use only the symmetric heap", routine, size,
+                  strerror(errno));
+        goto err;
     }
-    /* Copy, then swap the mapping in place.  No global may be written in
-     * between (that write would be lost): only locals are used here. */
-    copy_touched(&range, seg.base);
-    /* the system call itself: UCX's memory hooks (libucm, loaded with the
-     * UCX transport) replace mremap with a version that drops the new
-     * address, and with MREMAP_FIXED that moves the segment to 0 */
-    void *moved = (void *)syscall(SYS_mremap, seg.base, size, size,
-                                  MREMAP_MAYMOVE | MREMAP_FIXED, (void *)range.start);
-    if (moved == MAP_FAILED) {
-        shr_error("%s: cannot share global variables (mremap: %s); set SHIMMER_DATA_SEGMENT=0 "
+    /* Copy, then map the copy in place of the original.  No global may be
+     * written in between (that write would be lost): only locals here. */
+    if (copy_touched(&range, seg.fd) != SHR_OK) {
+        shr_error("%s: cannot copy the global variables: %s", routine, strerror(errno));
+        goto err;
+    }
+    void *base = mmap((void *)range.start, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED,
+                      seg.fd, 0);
+    if (base == MAP_FAILED) {
+        shr_error("%s: cannot share global variables (mmap: %s); set SHIMMER_DATA_SEGMENT=0 "
                   "to use only the symmetric heap", routine, strerror(errno));
-        shr_shm_seg_destroy(&seg);
-        return SHR_ERR_IO;
+        goto err;
     }
-    seg.base = moved;
+    seg.base = base;
+    seg.size = size;
+    seg.addr.pid = getpid();
+    seg.addr.fd = seg.fd;
+    seg.addr.size = size;
     data_seg = seg;
     shr_debug(SHR_LOG_SHM, "data segment %p..%p (%zu bytes) shared", (void *)range.start,
               (void *)range.end, size);
     *seg_p = seg;
     return SHR_OK;
+
+err:
+    if (seg.fd >= 0) {
+        close(seg.fd);
+    }
+    return SHR_ERR_IO;
 }
