@@ -596,8 +596,14 @@ def write_report(run, rows, plots, plot_err, path):
         ident = ""
         if hdr:
             ident = "%s, OpenSHMEM %s" % (hdr["impl"].get("name", "?"), hdr["impl"].get("spec", "?"))
+        detail = i.get("detail", "") or i.get("reason", "")
+        if i.get("version"):
+            detail += "; " + i["version"]
         L.append("| %s | %s | %s | %s | %s |" % (i["name"], i.get("role", ""), "yes" if i.get("available") else "**no**",
-                                               ident, i.get("detail", "") or i.get("reason", "")))
+                                               ident, detail.replace("|", "/")))
+    if m.get("env"):
+        L.append("")
+        L.append("Environment: " + ", ".join("`%s=%s`" % kv for kv in sorted(m["env"].items())))
     L.append("")
     if not run.shimmer:
         L.append("**Shimmer is not available in this run** (see above): its columns are empty and every "

@@ -287,6 +287,31 @@ def run_job(impl, j, binary, rep, rawdir, timeout, set_name, max_resumes=8):
             skip = bad["index"] + 1
 
 
+def impl_version(impl):
+    """A line or two saying which build of the implementation ran (shimmer-info, oshrun --version)."""
+    run_bin = shlex.split(impl["run"].format(n=2, root=ROOT, asroot=""))[0]
+    cmds = []
+    info = os.path.join(os.path.dirname(run_bin), "shimmer-info")
+    if os.access(info, os.X_OK):
+        cmds.append([info])
+    cmds.append([run_bin, "--version"])
+    for cmd in cmds:
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, timeout=20)
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        lines = [l.strip() for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+        if r.returncode == 0 and lines:
+            return "; ".join(lines[:3])
+    return ""
+
+
+def relevant_env():
+    """Environment variables that change how an implementation behaves."""
+    return {k: v for k, v in os.environ.items()
+            if k.startswith(("SHMEM_", "SMA_", "SHIMMER_", "OMPI_", "UCX_", "PMIX_"))}
+
+
 # ---------------------------------------------------------------- interpreter for the report
 
 def python_with_matplotlib():
@@ -338,13 +363,13 @@ def main(argv=None):
     ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"),
                     help="Shimmer's build directory (default build/; configured Release by this run)")
     ap.add_argument("--out", help="results directory (default bench/results/<timestamp>)")
-    ap.add_argument("--timeout", type=float, help="seconds per launch (default 120, --full 600)")
+    ap.add_argument("--timeout", type=float, help="seconds per launch (default 180, --full 600)")
     ap.add_argument("--quick", action="store_true", help="smoke run: --quick passed to every benchmark, 1 rep")
     a = ap.parse_args(argv)
 
     set_name = "full" if a.full else "headline"
     reps = a.reps or (1 if a.quick else 5 if a.full else 3)
-    timeout = a.timeout or (600 if a.full else 120)
+    timeout = a.timeout or (600 if a.full else 180)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
     outdir = os.path.abspath(a.out or os.path.join(BENCH, "results", stamp))
     logdir = os.path.join(outdir, "logs")
@@ -405,12 +430,15 @@ def main(argv=None):
     limits = build_limits(os.path.join(ROOT, "build-bench", "limits"), logdir)
 
     active = [i for i in impls if i["available"]]
+    for i in active:
+        i["version"] = impl_version(i)
     jobs = [j for j in JOBS if set_name in j["sets"]]
     if a.only:
         want = set(a.only.split(","))
         jobs = [j for j in jobs if j["id"] in want]
     meta = {"started": stamp, "set": set_name, "reps": reps, "quick": a.quick, "machine": machine_info(),
             "impls": [{k: v for k, v in i.items() if k != "asroot"} for i in impls],
+            "env": relevant_env(),
             "jobs": jobs, "root": ROOT}
     log("%s set: %d jobs x %d implementation(s) x %d repetition(s) -> %s" % (
         set_name, len(jobs), len(active), reps, outdir))
