@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include "api/api_inline.h"
-#include "boot/boot.h"
 #include "core/env.h"
 #include "util/log.h"
 
@@ -70,7 +69,7 @@ SHR_API_ALIAS(shmem_query_thread)
 
 void pshmem_global_exit(int status)
 {
-    shr_boot_global_exit(status);
+    shr_global_exit(status);
 }
 SHR_API_ALIAS(shmem_global_exit)
 

@@ -489,3 +489,8 @@ _Noreturn void shr_fatal(int status, const char *reason)
 {
     shr_boot_abort(status, reason);
 }
+
+_Noreturn void shr_global_exit(int status)
+{
+    shr_boot_global_exit(status);
+}

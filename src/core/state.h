@@ -117,4 +117,8 @@ void shr_finalize(const char *routine);
  * launcher, exits with `status`.  Thread-safe. */
 _Noreturn void shr_fatal(int status, const char *reason);
 
+/* shmem_global_exit: flushes stdio and ends every PE of the job with
+ * `status`.  Thread-safe. */
+_Noreturn void shr_global_exit(int status);
+
 #endif
