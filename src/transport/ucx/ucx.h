@@ -38,6 +38,7 @@ typedef struct shr_ucx_peer {
     ucp_ep_h ep;
     ucp_rkey_h rkey[SHR_SEG_COUNT];  /* NULL: the PE has no such segment */
     uint64_t base[SHR_SEG_COUNT];    /* where the PE's copy starts (its address) */
+    bool dirty;                      /* operations since the last flush of ep */
 } shr_ucx_peer_t;
 
 /* What a PE published, as read back from boot (ucx_rkey.c). */
@@ -55,7 +56,8 @@ typedef struct shr_ucx_worker {
     shr_ucx_peer_t **peers;          /* [n_pes]; NULL until first use */
     bool must_lock;                  /* shared with other threads (or the progress thread) */
     pthread_mutex_t lock;
-    uint64_t pending;                /* operations since the last flush */
+    int *dirty;                      /* [n_pes]: PEs with operations since their last flush */
+    int n_dirty;                     /* ... how many (0: quiet has nothing to do) */
     uint64_t sink;                   /* reply of atomic sets (swaps whose result nobody reads) */
     struct shr_ucx_worker *next;     /* all workers, for progress and finalize */
 } shr_ucx_worker_t;
@@ -108,6 +110,13 @@ void shr_ucx_remote_free_all(void);
 /* Unpacks pe's keys for endpoint `peer->ep`.  Logs. */
 shr_status_t shr_ucx_rkey_unpack(const shr_ucx_remote_t *remote, shr_ucx_peer_t *peer, int pe);
 void shr_ucx_rkey_destroy(shr_ucx_peer_t *peer);
+
+/* ---- ucx_rma.c ---- */
+/* Completes every operation w started on the endpoints of `pes` (NULL: all
+ * dirty ones): flushes exactly the endpoints this worker created and used,
+ * never the ones peers created towards it (those may wait for a peer's
+ * other worker).  Lock held.  The first error's status. */
+ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes);
 
 /* ---- ucx_ep.c ---- */
 /* The peer entry of `pe` on `w`, connecting on first use.  Called with w's

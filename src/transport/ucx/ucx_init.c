@@ -92,7 +92,10 @@ shr_status_t shr_ucx_worker_create(bool must_lock, const char *routine,
         return SHR_ERR_NO_MEMORY;
     }
     w->peers = calloc((size_t)shr_g.n_pes, sizeof(*w->peers));
-    if (w->peers == NULL) {
+    w->dirty = calloc((size_t)shr_g.n_pes, sizeof(*w->dirty));
+    if (w->peers == NULL || w->dirty == NULL) {
+        free(w->peers);
+        free(w->dirty);
         free(w);
         return SHR_ERR_NO_MEMORY;
     }
@@ -100,6 +103,7 @@ shr_status_t shr_ucx_worker_create(bool must_lock, const char *routine,
                             "%s: creating a UCX worker", routine);
     if (status != SHR_OK) {
         free(w->peers);
+        free(w->dirty);
         free(w);
         return status;
     }
@@ -117,6 +121,7 @@ void shr_ucx_worker_destroy(shr_ucx_worker_t *w, bool force)
     ucp_worker_destroy(w->worker);
     pthread_mutex_destroy(&w->lock);
     free(w->peers);
+    free(w->dirty);
     free(w);
 }
 
@@ -245,11 +250,7 @@ void shr_remote_fini(void)
         __atomic_store_n(&shr_ucx.finalizing, 1, __ATOMIC_RELEASE);
         for (shr_ucx_worker_t *w = shr_ucx.dflt; w != NULL; w = w->next) {
             shr_ucx_lock(w);
-            if (w->pending != 0) {
-                ucp_request_param_t param = {.op_attr_mask = 0};
-                (void)shr_ucx_request_wait(w, ucp_worker_flush_nbx(w->worker, &param));
-                w->pending = 0;
-            }
+            (void)shr_ucx_flush(w, NULL, 0);
             shr_ucx_unlock(w);
         }
         /* nobody closes before everybody completed */
@@ -298,10 +299,7 @@ void shr_remote_ctx_destroy(shr_ctx_t *ctx)
     ctx->transport = NULL;
     shr_ucx_workers_remove(w);
     shr_ucx_lock(w);
-    if (w->pending != 0) {
-        ucp_request_param_t param = {.op_attr_mask = 0};
-        (void)shr_ucx_request_wait(w, ucp_worker_flush_nbx(w->worker, &param));
-    }
+    (void)shr_ucx_flush(w, NULL, 0);
     shr_ucx_unlock(w);
     shr_ucx_worker_destroy(w, false);
 }

@@ -112,6 +112,15 @@ static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_request_detach(void *req)
     return UCS_OK;
 }
 
+/* Records that `peer` has operations to complete at the next quiet. */
+static SHR_ALWAYS_INLINE void shr_ucx_mark(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe)
+{
+    if (!peer->dirty) {
+        peer->dirty = true;
+        w->dirty[w->n_dirty++] = pe;
+    }
+}
+
 static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_put(shr_ucx_worker_t *w, void *dest,
                                                   const void *src, size_t len, int pe, bool nbi)
 {
@@ -121,7 +130,7 @@ static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_put(shr_ucx_worker_t *w, void *des
     uint64_t raddr = shr_ucx_raddr(peer, dest, &rkey);
     void *req = ucp_put_nbx(peer->ep, src, len, raddr, rkey, &param);
 
-    w->pending++;
+    shr_ucx_mark(w, peer, pe); /* remote completion is quiet's */
     /* blocking put: returns once src may be reused (local completion) */
     return nbi ? shr_ucx_request_detach(req) : shr_ucx_request_wait(w, req);
 }
@@ -136,7 +145,7 @@ static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_get(shr_ucx_worker_t *w, void *des
     void *req = ucp_get_nbx(peer->ep, dest, len, raddr, rkey, &param);
 
     if (nbi) {
-        w->pending++; /* dest is written by the next quiet at the latest */
+        shr_ucx_mark(w, peer, pe); /* dest is written by the next quiet at the latest */
         return shr_ucx_request_detach(req);
     }
     return shr_ucx_request_wait(w, req);

@@ -57,13 +57,19 @@ void shr_ucx_progress_all(void)
         ucp_worker_progress(d->worker);
         shr_ucx_unlock(d);
     }
-    /* user contexts with operations in flight: their sends may need a push */
-    for (shr_ucx_worker_t *w = d->next; w != NULL; w = __atomic_load_n(&w->next, __ATOMIC_ACQUIRE)) {
-        if (__atomic_load_n(&w->pending, __ATOMIC_RELAXED) != 0 &&
-            (!w->must_lock || pthread_mutex_trylock(&w->lock) == 0)) {
-            ucp_worker_progress(w->worker);
-            shr_ucx_unlock(w);
+    /* shared user contexts with operations in flight: their sends may need
+     * a push.  Private and serialized ones belong to one thread at a time
+     * (not necessarily this one): their own calls drive them.  The list
+     * may change under us only with its lock held. */
+    if (d->next != NULL && pthread_mutex_trylock(&shr_ucx.list_lock) == 0) {
+        for (shr_ucx_worker_t *w = d->next; w != NULL; w = w->next) {
+            if (w->must_lock && __atomic_load_n(&w->n_dirty, __ATOMIC_RELAXED) != 0 &&
+                pthread_mutex_trylock(&w->lock) == 0) {
+                ucp_worker_progress(w->worker);
+                pthread_mutex_unlock(&w->lock);
+            }
         }
+        pthread_mutex_unlock(&shr_ucx.list_lock);
     }
 }
 

@@ -9,10 +9,12 @@
  * and path issue the operations.
  *
  * Completion: blocking puts return at local completion, blocking gets and
- * fetching atomics at completion; everything else is counted in the
- * worker's `pending` and completed by the next quiet (a worker flush).
+ * fetching atomics at completion; everything else marks its endpoint
+ * dirty and is completed by the next quiet (a flush of the dirty endpoints).
  */
 #include "core/remote.h"
+
+#include <stdlib.h>
 
 #include "transport/ucx/ucx_inline.h"
 
@@ -83,7 +85,7 @@ static SHR_ALWAYS_INLINE void shr_ucx_word_set(shr_ucx_word_t *w, uint64_t v, si
  * result = *remote; if (*buffer == *remote) *remote = *reply).  Lock held. */
 static SHR_ALWAYS_INLINE void *shr_ucx_amo_post(shr_ucx_worker_t *w, shr_amo_op_t op,
                                                 void *dest, uint64_t operand_value,
-                                                size_t size, int pe, void *reply)
+                                                size_t size, int pe, void *reply, bool mark)
 {
     shr_ucx_peer_t *peer = shr_ucx_peer(w, pe);
     ucp_request_param_t param;
@@ -97,6 +99,9 @@ static SHR_ALWAYS_INLINE void *shr_ucx_amo_post(shr_ucx_worker_t *w, shr_amo_op_
     if (reply != NULL) {
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         param.reply_buffer = reply;
+    }
+    if (mark) {
+        shr_ucx_mark(w, peer, pe);
     }
     /* UCP copies the operand at the call */
     return ucp_atomic_op_nbx(peer->ep, shr_ucx_amo_table[op].op, &operand, 1, raddr, rkey,
@@ -121,12 +126,11 @@ uint64_t shr_remote_amo(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t va
     shr_ucx_lock(w);
     if (shr_ucx_amo_table[op].fetch) {
         req = shr_ucx_amo_post(w, op, dest, shr_ucx_amo_operand(op, value, cond), size, pe,
-                               &result);
+                               &result, false);
         st = shr_ucx_request_wait(w, req);
     } else {
         req = shr_ucx_amo_post(w, op, dest, value, size, pe,
-                               op == SHR_AMO_SET ? &w->sink : NULL);
-        w->pending++;
+                               op == SHR_AMO_SET ? &w->sink : NULL, true);
         st = shr_ucx_request_detach(req);
     }
     shr_ucx_unlock(w);
@@ -151,8 +155,8 @@ void shr_remote_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest
     req = shr_ucx_amo_post(w, op, dest, shr_ucx_amo_operand(op, value, cond), size, pe,
                            shr_ucx_amo_table[op].fetch ? fetch
                            : op == SHR_AMO_SET        ? &w->sink
-                                                      : NULL);
-    w->pending++;
+                                                      : NULL,
+                           true);
     st = shr_ucx_request_detach(req);
     shr_ucx_unlock(w);
     if (SHR_UNLIKELY(st != UCS_OK)) {
@@ -160,20 +164,61 @@ void shr_remote_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest
     }
 }
 
-/* Completes everything w started (lock held). */
-static ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w)
+static ucs_status_t shr_ucx_flush_ep(shr_ucx_worker_t *w, int pe, void **req_p)
 {
     ucp_request_param_t param = {.op_attr_mask = 0};
-    ucs_status_t st;
+    shr_ucx_peer_t *peer = w->peers[pe];
+    void *req;
 
-    if (w->pending == 0) {
+    *req_p = NULL;
+    if (peer == NULL || !peer->dirty) {
         return UCS_OK;
     }
-    st = shr_ucx_request_wait(w, ucp_worker_flush_nbx(w->worker, &param));
-    if (st == UCS_OK) {
-        w->pending = 0;
+    peer->dirty = false;
+    req = ucp_ep_flush_nbx(peer->ep, &param);
+    if (UCS_PTR_IS_ERR(req)) {
+        return UCS_PTR_STATUS(req);
     }
-    return st;
+    *req_p = req;
+    return UCS_OK;
+}
+
+ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes)
+{
+    void *stack_reqs[16], **reqs = stack_reqs;
+    size_t n = pes != NULL ? npes : (size_t)w->n_dirty;
+    ucs_status_t first = UCS_OK;
+
+    if (w->n_dirty == 0) {
+        return UCS_OK;
+    }
+    if (n > SHR_ARRAY_SIZE(stack_reqs)) {
+        reqs = malloc(n * sizeof(*reqs));
+        if (reqs == NULL) {
+            return UCS_ERR_NO_MEMORY;
+        }
+    }
+    /* all flushes in flight at once: one round trip, not one per PE */
+    for (size_t i = 0; i < n; i++) {
+        ucs_status_t st = shr_ucx_flush_ep(w, pes != NULL ? pes[i] : w->dirty[i], &reqs[i]);
+        first = first == UCS_OK ? st : first;
+    }
+    for (size_t i = 0; i < n; i++) {
+        ucs_status_t st = shr_ucx_request_wait(w, reqs[i]);
+        first = first == UCS_OK ? st : first;
+    }
+    /* keep the PEs still dirty (a partial quiet) */
+    int kept = 0;
+    for (int i = 0; i < w->n_dirty; i++) {
+        if (w->peers[w->dirty[i]] != NULL && w->peers[w->dirty[i]]->dirty) {
+            w->dirty[kept++] = w->dirty[i];
+        }
+    }
+    w->n_dirty = kept;
+    if (reqs != stack_reqs) {
+        free(reqs);
+    }
+    return first;
 }
 
 void shr_remote_fence(shr_ctx_t *ctx)
@@ -186,10 +231,10 @@ void shr_remote_fence(shr_ctx_t *ctx)
     }
     w = shr_ucx_ctx_worker(ctx);
     shr_ucx_lock(w);
-    if (w->pending != 0) {
+    if (w->n_dirty != 0) {
         /* UCX orders what follows a fence after what precedes it, per
          * worker; a multi-rail UCX before 1.14 only by completing it */
-        st = shr_ucx.strong_fence ? shr_ucx_flush(w) : ucp_worker_fence(w->worker);
+        st = shr_ucx.strong_fence ? shr_ucx_flush(w, NULL, 0) : ucp_worker_fence(w->worker);
     }
     shr_ucx_unlock(w);
     if (SHR_UNLIKELY(st != UCS_OK)) {
@@ -207,11 +252,8 @@ void shr_remote_quiet(shr_ctx_t *ctx, const int *pes, size_t npes)
         return;
     }
     w = shr_ucx_ctx_worker(ctx);
-    /* completion per PE is only a cost question: the worker flush covers
-     * them, and flushing each endpoint costs a round trip each */
-    (void)pes, (void)npes;
     shr_ucx_lock(w);
-    st = shr_ucx_flush(w);
+    st = shr_ucx_flush(w, pes, npes);
     shr_ucx_unlock(w);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_status(st, "shmem_quiet");
