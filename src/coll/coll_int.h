@@ -277,8 +277,9 @@ typedef enum {
 
 typedef void (*shr_coll_algo_fn_t)(shr_coll_t *c, const shr_coll_args_t *a);
 
-/* The algorithm the environment forces for `id`, or NULL for auto. */
-shr_coll_algo_fn_t shr_coll_forced(shr_coll_id_t id);
+/* The algorithm the environment forces for `id`, or NULL for auto; an
+ * unknown name ends the job (naming `fn`). */
+shr_coll_algo_fn_t shr_coll_forced(shr_coll_id_t id, const char *fn);
 
 /* Every algorithm function (defined in the collective's file). */
 #define SHR_COLL_ALGO(_coll, _name, _fn) void _fn(shr_coll_t *c, const shr_coll_args_t *a);
@@ -291,7 +292,7 @@ shr_coll_algo_fn_t shr_coll_forced(shr_coll_id_t id);
 static inline void shr_coll_run(shr_coll_id_t id, shr_coll_algo_fn_t auto_fn, shr_coll_t *c,
                                 const shr_coll_args_t *a)
 {
-    shr_coll_algo_fn_t fn = shr_coll_forced(id);
+    shr_coll_algo_fn_t fn = shr_coll_forced(id, c->fn);
     (fn != NULL ? fn : auto_fn)(c, a);
 }
 

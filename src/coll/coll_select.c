@@ -52,7 +52,7 @@ static const char *config_value(shr_coll_id_t id)
 /* 0 = not resolved yet, 1 = auto, else row index + 2 */
 static int resolved[SHR_COLL_ID_COUNT];
 
-static SHR_COLD int resolve(shr_coll_id_t id)
+static SHR_COLD int resolve(shr_coll_id_t id, const char *fn)
 {
     const char *want = config_value(id);
     char valid[256];
@@ -72,17 +72,17 @@ static SHR_COLD int resolve(shr_coll_id_t id)
             used += (size_t)snprintf(valid + used, sizeof(valid) - used, ", %s", rows[i].name);
         }
     }
-    shr_check_fail("shmem collectives", "SHIMMER_COLL_%s_ALGO is \"%s\", which is not an "
+    shr_check_fail(fn, "SHIMMER_COLL_%s_ALGO is \"%s\", which is not an "
                    "algorithm of %s; use one of %s", coll_names[id], want, coll_names[id],
                    valid);
 }
 
-shr_coll_algo_fn_t shr_coll_forced(shr_coll_id_t id)
+shr_coll_algo_fn_t shr_coll_forced(shr_coll_id_t id, const char *fn)
 {
     int r = __atomic_load_n(&resolved[id], __ATOMIC_RELAXED);
 
     if (SHR_UNLIKELY(r == 0)) {
-        r = resolve(id);
+        r = resolve(id, fn);
         __atomic_store_n(&resolved[id], r, __ATOMIC_RELAXED);
     }
     return r == 1 ? NULL : rows[r - 2].fn;

@@ -1,0 +1,184 @@
+#!/usr/bin/env python3
+"""Debug-mode diagnostics of the collectives.
+
+Each case runs coll_err (one misuse) under oshrun on 3 PEs and checks the
+exit status and one line naming the routine, the PE(s), the problem and the
+fix; the hang cases check that a late PE is reported (by the others, while
+they wait) and that the job then completes.
+  test_coll_errors.py --list
+  test_coll_errors.py --oshrun build/bin/oshrun --prog build/tests/bin/coll_err CASE|all
+"""
+import argparse
+import os
+import re
+import subprocess
+import sys
+
+CASES = {}
+DEBUG = {"SHMEM_DEBUG": "1"}
+
+
+def case(fn):
+    CASES[fn.__name__] = fn
+    return fn
+
+
+class Fail(Exception):
+    pass
+
+
+def run(name, env=None, n=3, timeout=60):
+    full_env = {k: v for k, v in os.environ.items()
+                if not k.startswith(("SHMEM_", "SMA_", "SHIMMER_"))}
+    full_env.update(env or {})
+    cmd = [OSHRUN, "-n", str(n), PROG, name]
+    p = subprocess.run(cmd, env=full_env, capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def expect(result, status, patterns):
+    rc, out, err = result
+    if rc != status:
+        raise Fail("exit status %d, want %d\nstdout: %s\nstderr: %s" % (rc, status, out, err))
+    for pat in patterns:
+        if not re.search(pat, err):
+            raise Fail("no line matching %r in stderr:\n%s" % (pat, err))
+
+
+def error(routine, *what):
+    """One line 'shimmer: error: [pe N host] routine: ...what...'."""
+    return r"(?m)^shimmer: error: \[pe \d+ \S+\] %s: .*%s" % (re.escape(routine), ".*".join(what))
+
+
+def warning(routine, *what):
+    return r"(?m)^shimmer: warn(ing)?: \[pe \d+ \S+\] %s: .*%s" % (re.escape(routine),
+                                                                  ".*".join(what))
+
+
+# ---------------------------------------------------------------- mismatches
+@case
+def fcollect_nelems():
+    expect(run("fcollect_nelems", DEBUG), 1, [error(
+        "shmem_fcollectmem", r"nelems \(in bytes\) is 16 on PE 1 but 8 on PE 0 of "
+        "SHMEM_TEAM_WORLD", "every member must pass the same nelems")])
+
+
+@case
+def bcast_root():
+    expect(run("bcast_root", DEBUG), 1, [error(
+        "shmem_broadcastmem", "PE_root is 1 on PE 2 but 0 on PE 0", "same PE_root")])
+
+
+@case
+def reduce_nreduce():
+    expect(run("reduce_nreduce", DEBUG), 1, [error(
+        "shmem_long_sum_to_all", r"nreduce is 4 on PE 2 but 2 on PE 0 of the active set "
+        r"\(PE_start 0, logPE_stride 0, PE_size 3\)", "same nreduce")])
+
+
+@case
+def kind():
+    expect(run("kind", DEBUG), 1, [error(
+        "shmem_fcollectmem", "PE [12] called a fcollect on SHMEM_TEAM_WORLD while PE 0 called "
+        "a broadcast", "same collectives in the same order")])
+
+
+# ---------------------------------------------------------------- local checks
+@case
+def invalid_team():
+    expect(run("invalid_team", DEBUG), 1, [error(
+        "shmem_broadcastmem", "team is SHMEM_TEAM_INVALID", "must not call")])
+
+
+@case
+def reduce_overlap():
+    expect(run("reduce_overlap", DEBUG), 1, [error(
+        "shmem_long_sum_reduce", "overlap partially", "same array .in place. or arrays that "
+        "do not overlap")])
+
+
+@case
+def aset_member():
+    expect(run("aset_member", DEBUG), 1, [error(
+        "shmem_barrier", r"PE 2 is not in the active set \(PE_start 0, logPE_stride 0, "
+        r"PE_size 2\)", "only its members")])
+
+
+@case
+def root_range():
+    expect(run("root_range", DEBUG), 1, [error(
+        "shmem_broadcastmem", r"PE_root is 5, valid range 0\.\.2")])
+
+
+@case
+def alltoalls_stride():
+    expect(run("alltoalls_stride", DEBUG), 1, [error(
+        "shmem_alltoallsmem", "dst is 0 and sst is 1", "at least 1")])
+
+
+@case
+def psync_overlap():
+    expect(run("psync_overlap", DEBUG), 1, [error(
+        "shmem_broadcast64", "pSync .* overlaps dest or source", "its own symmetric array")])
+
+
+@case
+def algo_name():
+    expect(run("algo_name", {"SHIMMER_COLL_REDUCE_ALGO": "bogus"}), 1, [
+        r'shmem_long_sum_reduce: SHIMMER_COLL_REDUCE_ALGO is "bogus", which is not an algorithm of REDUCE; use one '
+        r"of auto, eager, rsag, tree"])
+
+
+# ---------------------------------------------------------------- a PE missing
+HANG = {"SHMEM_DEBUG": "1", "SHIMMER_HANG_TIMEOUT": "1"}
+
+
+@case
+def late_barrier():
+    expect(run("late_barrier", HANG), 0, [warning(
+        "shmem_barrier_all", r"has waited \d+ s on SHMEM_TEAM_WORLD: 1 PE\(s\) have not "
+        r"arrived: PE 2 \(not in a collective of this team", "same collectives in the same "
+        "order")])
+
+
+@case
+def late_reduce():
+    expect(run("late_reduce", HANG), 0, [warning(
+        "shmem_long_sum_reduce", r"has waited \d+ s on SHMEM_TEAM_WORLD: 1 PE\(s\) have not "
+        r"arrived: PE 2 \(not in a collective of this team")])
+
+
+@case
+def late_aset():
+    expect(run("late_aset", HANG), 0, [warning(
+        "shmem_broadcast64", r"has waited \d+ s on the active set \(PE_start 0, logPE_stride "
+        r"0, PE_size 3\): 1 PE\(s\) have not arrived: PE 2 \(not in an active-set "
+        r"collective\)")])
+
+
+def main():
+    global OSHRUN, PROG
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--list", action="store_true")
+    ap.add_argument("--oshrun")
+    ap.add_argument("--prog")
+    ap.add_argument("case", nargs="?", default="all")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(CASES))
+        return 0
+    OSHRUN, PROG = args.oshrun, args.prog
+    names = list(CASES) if args.case == "all" else [args.case]
+    failed = 0
+    for name in names:
+        try:
+            CASES[name]()
+            print("PASS", name)
+        except (Fail, subprocess.TimeoutExpired) as e:
+            print("FAIL %s: %s" % (name, e))
+            failed += 1
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
