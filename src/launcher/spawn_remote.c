@@ -14,8 +14,48 @@
 #include <unistd.h>
 
 /* The Open MPI options that oshrun's own translate to. */
+/* mpirun gives a host named with -H one slot; oshrun's -H a,b means "these
+ * hosts", with -N PEs each (or -n spread over them): "a:k,b:k".  Hosts that
+ * carry their own ":slots" keep them.  NULL when nothing needs adding or
+ * memory is short (then the list goes as given). */
+static char *shr_launch_remote_hosts(const shr_launch_opts_t *opts)
+{
+    long nhosts = 1, slots;
+    size_t len = strlen(opts->hosts);
+    char *out, *p;
+
+    for (const char *c = opts->hosts; *c != '\0'; c++) {
+        nhosts += *c == ',';
+    }
+    slots = opts->per_node > 0 ? opts->per_node
+            : opts->npes > 0   ? (opts->npes + nhosts - 1) / nhosts
+                               : 0;
+    if (slots <= 1) {
+        return NULL;
+    }
+    out = malloc(len + (size_t)nhosts * 24 + 1);
+    if (out == NULL) {
+        return NULL;
+    }
+    p = out;
+    for (const char *h = opts->hosts; *h != '\0';) {
+        size_t hl = strcspn(h, ",");
+        memcpy(p, h, hl);
+        p += hl;
+        if (memchr(h, ':', hl) == NULL) {
+            p += sprintf(p, ":%ld", slots);
+        }
+        h += hl;
+        if (*h == ',') {
+            *p++ = *h++;
+        }
+    }
+    *p = '\0';
+    return out;
+}
+
 static char **shr_launch_remote_argv(const shr_launch_opts_t *opts, char *np, char *ppr,
-                                     char *timeout)
+                                     char *timeout, char *hosts)
 {
     size_t nprog = 0, n = 0;
     char **argv;
@@ -39,7 +79,7 @@ static char **shr_launch_remote_argv(const shr_launch_opts_t *opts, char *np, ch
     }
     if (opts->hosts != NULL) {
         argv[n++] = "-H";
-        argv[n++] = (char *)opts->hosts;
+        argv[n++] = hosts != NULL ? hosts : (char *)opts->hosts;
     }
     if (opts->per_node > 0) {
         snprintf(ppr, 48, "ppr:%ld:node", opts->per_node);
@@ -72,7 +112,8 @@ static char **shr_launch_remote_argv(const shr_launch_opts_t *opts, char *np, ch
 int shr_launch_spawn_remote(const shr_launch_opts_t *opts)
 {
     char np[32], ppr[48], timeout[32];
-    char **argv = shr_launch_remote_argv(opts, np, ppr, timeout);
+    char *hosts = opts->hosts != NULL ? shr_launch_remote_hosts(opts) : NULL;
+    char **argv = shr_launch_remote_argv(opts, np, ppr, timeout, hosts);
     int err;
 
     if (argv == NULL) {
@@ -87,6 +128,7 @@ int shr_launch_spawn_remote(const shr_launch_opts_t *opts)
     execvp(argv[0], argv);
     err = errno;
     free(argv);
+    free(hosts);
     if (err == ENOENT) {
         shr_launch_error("multi-host jobs (--hostfile, -H, -N) need Open MPI's mpirun in "
                          "PATH (Debian: openmpi-bin); or run on one host with -n N only");

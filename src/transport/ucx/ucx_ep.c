@@ -10,8 +10,15 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "util/log.h"
+
+/* A peer vanished.  Its launcher knows why (signal, exit status) and ends
+ * the job with that, naming the PE and its host: give it SHR_UCX_GRACE_S
+ * to do so; if it does not, end the job with what UCX knows.  Whatever the
+ * reason, no PE goes on with a peer missing. */
+#define SHR_UCX_GRACE_S 3
 
 static void shr_ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
@@ -21,6 +28,9 @@ static void shr_ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
     if (__atomic_load_n(&shr_ucx.finalizing, __ATOMIC_ACQUIRE)) {
         return;
     }
+    shr_debug(SHR_LOG_UCX, "PE %d unreachable (%s); waiting %d s for the launcher's report", pe,
+              ucs_status_string(status), SHR_UCX_GRACE_S);
+    sleep(SHR_UCX_GRACE_S);
     shr_ucx_fatal(status, "the connection to", pe);
 }
 

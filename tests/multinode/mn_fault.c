@@ -1,0 +1,55 @@
+/* mn_fault.c -- the program mn_launch.sh starts in several ways.
+ *   hello               init, report PE/host/node layout, barrier, finalize
+ *   kill VICTIM         VICTIM kills itself (SIGKILL) while the others wait in
+ *                       a barrier; the launcher must end the job
+ *   kill-busy VICTIM    the same while the others get from VICTIM in a loop
+ *                       (the remote transport sees the peer vanish)
+ *   exit VICTIM STATUS  VICTIM calls shmem_global_exit(STATUS), the others
+ *                       wait in a barrier */
+#include <signal.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+static long word;
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "hello";
+    int victim = argc > 2 ? atoi(argv[2]) : 0;
+    char host[64] = "";
+
+    shmem_init();
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    gethostname(host, sizeof(host) - 1);
+
+    if (strcmp(mode, "hello") == 0) {
+        printf("PE %d of %d on %s, %d PE(s) share its memory\n", me, n, host,
+               shmem_team_n_pes(SHMEM_TEAM_SHARED));
+        fflush(stdout);
+        return test_pass("mn_fault hello");
+    }
+    shmem_barrier_all();
+    if (strcmp(mode, "exit") == 0) {
+        if (me == victim) {
+            shmem_global_exit(argc > 3 ? atoi(argv[3]) : 3);
+        }
+        shmem_barrier_all();
+        sleep(60); /* never reached in a working library */
+        return 1;
+    }
+    if (me == victim) {
+        fprintf(stderr, "mn_fault: PE %d on %s kills itself\n", me, host);
+        fflush(NULL);
+        usleep(200000); /* let the others reach their wait */
+        raise(SIGKILL);
+    }
+    if (strcmp(mode, "kill-busy") == 0) {
+        for (;;) {
+            (void)shmem_long_g(&word, victim);
+        }
+    }
+    shmem_barrier_all();
+    sleep(60);
+    return 1;
+}

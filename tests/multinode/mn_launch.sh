@@ -1,0 +1,134 @@
+#!/bin/bash
+# mn_launch.sh -- launching across hosts and failing across hosts.
+#   mn_launch.sh OSHRUN MN_FAULT MN_RUN
+# On the namespace hosts (see mn_run.sh; root, else skip 77):
+#   1. oshrun -H a,b -N 2, -H a,b,c -n 3 and --hostfile F -n 4 hand the job
+#      to mpirun; PMIx gives every PE its rank, size and node, and the PEs
+#      of a host share memory (SHMEM_TEAM_SHARED);
+#   2. copies started without PMIx by a launcher that says there are
+#      several (PMI_SIZE) stop within a second, naming the launcher;
+#   3. a PE killed on another host ends the job (non-zero status, the
+#      launcher's message names the rank, the host and the signal), waiting
+#      in a barrier or busy on that very PE; afterwards no process of the
+#      job is left on any host and nothing new in /dev/shm;
+#   4. shmem_global_exit(7) on another host ends the job with status 7;
+#   5. start-up: 4 PEs on 2 hosts against mpirun starting `true` (reported;
+#      fails only beyond 3x, the benchmark in docs/multinode.md holds the
+#      1.2x target).
+set -u
+OSHRUN=$1
+PROG=$2
+MN_RUN=$3
+HERE=$(cd "$(dirname "$0")" && pwd)
+export NETNS_CLUSTER_PREFIX=${MN_PREFIX:-shmn}
+export NETNS_CLUSTER_NET=${MN_NET:-10.214.0}
+P=$NETNS_CLUSTER_PREFIX
+
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ok() { echo "ok: $*"; }
+
+# ---- 2 first: needs no root -------------------------------------------------
+t0=$(date +%s.%N)
+PMI_SIZE=2 PMI_RANK=1 timeout 10 "$PROG" hello > /tmp/mn_foreign.$$ 2>&1
+rc=$?
+t1=$(date +%s.%N)
+if [ $rc -ne 0 ] && grep -q "PMI_SIZE=2" /tmp/mn_foreign.$$ &&
+   awk -v a="$t0" -v b="$t1" 'BEGIN { exit !(b - a < 1.0) }'; then
+    ok "copies of a launch without PMIx are refused within a second: $(grep -m1 error /tmp/mn_foreign.$$)"
+else
+    fail "foreign launch (rc $rc): $(cat /tmp/mn_foreign.$$)"
+fi
+rm -f /tmp/mn_foreign.$$
+
+[ "$(id -u)" = 0 ] || { echo "SKIP: the rest needs root (network namespaces)"; exit 77; }
+command -v mpirun >/dev/null || { echo "SKIP: no mpirun (install openmpi-bin)"; exit 77; }
+"$MN_RUN" setup > /dev/null || exit $?
+for c in "${NETNS_CLUSTER:-}" "$HERE/../../../shared/tools/netns-cluster" \
+         /work/shared/tools/netns-cluster "$HERE/netns-cluster"; do
+    if [ -n "$c" ] && [ -x "$c" ]; then CLUSTER=$c; break; fi
+done
+FLAGS=$("$CLUSTER" mpiflags)
+ROOT=--allow-run-as-root
+on_head() { timeout 120 "$CLUSTER" exec "${P}0" "cd /tmp && $*"; }
+
+# ---- 1: oshrun delegating to mpirun ------------------------------------------
+# oshrun takes no --mca options: the testbed's go in through the environment
+export OMPI_MCA_plm_rsh_agent="$CLUSTER exec"
+export OMPI_MCA_oob_tcp_if_include=$NETNS_CLUSTER_NET.0/24
+export OMPI_MCA_btl_tcp_if_include=$NETNS_CLUSTER_NET.0/24
+export OMPI_MCA_hwloc_base_binding_policy=none
+UCXX="-x UCX_TLS=self,tcp -x UCX_NET_DEVICES=eth0"
+hf=$(mktemp /tmp/mn_hosts.XXXXXX)
+printf "%s0 slots=2\n%s1 slots=2\n" "$P" "$P" > "$hf"
+
+check_layout() { # what output want_pes want_per_host
+    local what=$1 out=$2 n=$3 per=$4
+    if [ "$(grep -c "^PE [0-9]* of $n on ${P}[0-9]*, $per PE(s) share its memory" <<< "$out")" = "$n" ]; then
+        ok "$what: $n PEs, $per per host, each host's PEs share memory"
+    else
+        fail "$what: $out"
+    fi
+}
+out=$(on_head "$OSHRUN -H ${P}0,${P}1 -N 2 $UCXX $PROG hello" 2>&1) || fail "oshrun -H -N exited $?"
+check_layout "oshrun -H ${P}0,${P}1 -N 2" "$out" 4 2
+out=$(on_head "$OSHRUN -H ${P}0,${P}1,${P}2 -n 3 $UCXX $PROG hello" 2>&1) || fail "oshrun -H -n exited $?"
+check_layout "oshrun -H ${P}0,${P}1,${P}2 -n 3" "$out" 3 1
+out=$(on_head "$OSHRUN --hostfile $hf -n 4 $UCXX $PROG hello" 2>&1) || fail "oshrun --hostfile exited $?"
+check_layout "oshrun --hostfile (2 slots each) -n 4" "$out" 4 2
+unset OMPI_MCA_plm_rsh_agent OMPI_MCA_oob_tcp_if_include OMPI_MCA_btl_tcp_if_include \
+      OMPI_MCA_hwloc_base_binding_policy
+
+# ---- 3: a PE dies on another host ----------------------------------------------
+shm_listing() { ls /dev/shm 2>/dev/null | grep -E "ucx|shimmer|pmix|mn_fault|$P" | sort; }
+for mode in kill kill-busy; do
+    before=$(shm_listing)
+    t0=$(date +%s)
+    out=$(on_head "mpirun $ROOT --hostfile $hf $FLAGS -np 4 $PROG $mode 3" 2>&1)
+    rc=$?
+    t1=$(date +%s)
+    sleep 1
+    left=""
+    for ((k = 0; k < 4; k++)); do
+        for pid in $(ip netns pids "$P$k" 2>/dev/null); do
+            if grep -q mn_fault "/proc/$pid/cmdline" 2>/dev/null; then left="$left $P$k:$pid"; fi
+        done
+    done
+    after=$(shm_listing)
+    if [ $rc -ne 0 ] && grep -q "rank 3" <<< "$out" && grep -q "${P}1" <<< "$out" &&
+       grep -q "signal 9" <<< "$out" && [ $((t1 - t0)) -le 20 ]; then
+        ok "$mode: PE 3 killed on ${P}1: job ended in $((t1 - t0)) s, status $rc: $(grep -m1 "rank 3" <<< "$out")"
+    else
+        fail "$mode: status $rc after $((t1 - t0)) s: $out"
+    fi
+    [ -z "$left" ] && ok "$mode: no process left on any host" || fail "$mode: processes left:$left"
+    [ "$before" = "$after" ] && ok "$mode: nothing left in /dev/shm" ||
+        fail "$mode: /dev/shm gained: $(comm -13 <(echo "$before") <(echo "$after"))"
+done
+
+# ---- 4: shmem_global_exit on another host ---------------------------------------
+on_head "mpirun $ROOT --hostfile $hf $FLAGS -np 4 $PROG exit 3 7" > /dev/null 2>&1
+rc=$?
+[ $rc = 7 ] && ok "shmem_global_exit(7) on ${P}1: job status 7" || fail "global_exit: status $rc"
+
+# ---- 5: start-up ------------------------------------------------------------------
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+time_runs() {
+    local i s e
+    for i in 1 2 3 4 5; do
+        s=$(date +%s.%N)
+        on_head "mpirun $ROOT --hostfile $hf $FLAGS -np 4 $*" > /dev/null 2>&1
+        e=$(date +%s.%N)
+        awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f\n", b - a }'
+    done | median
+}
+t_true=$(time_runs true)
+t_shmem=$(time_runs "$PROG hello")
+ratio=$(awk -v a="$t_true" -v b="$t_shmem" 'BEGIN { printf "%.2f", b / a }')
+echo "start-up, 4 PEs on 2 hosts (median of 5): mpirun true ${t_true} s, Shimmer hello ${t_shmem} s, ratio $ratio"
+awk -v r="$ratio" 'BEGIN { exit !(r <= 3.0) }' || fail "start-up ratio $ratio"
+
+rm -f "$hf"
+[ $fails = 0 ] && echo "PASS mn_launch" && exit 0
+echo "FAILED: $fails check(s)"
+exit 1

@@ -1,0 +1,114 @@
+#!/bin/bash
+# mn_run.sh -- runs one Shimmer program the multi-node way, for ctest.
+#
+#   mn_run.sh MODE NP [-t SECONDS] [-x VAR=VALUE]... -- PROGRAM [ARGS...]
+#
+# MODE
+#   local      one host, oshrun -n NP, SHIMMER_REMOTE_PES=all: every PE
+#              reaches every other through UCX (UCX picks its shared-memory
+#              and loopback transports).  Needs no root.
+#   local-tcp  the same with UCX_TLS=self,tcp (the network code path).
+#   local-mix  SHIMMER_REMOTE_PES=1: PE 1 is remote to all, the others
+#              share memory: both paths in one job on one host.
+#   HxP        H network-namespace hosts x P PEs each (2x2, 4x1, ...),
+#              started by Open MPI's mpirun through PMIx, UCX over TCP
+#              between hosts and shared memory within one.  Needs root,
+#              iproute2 and mpirun; exits 77 (skip) with the reason when
+#              something is missing.
+#   setup      create the namespace hosts (ctest fixture); teardown: remove
+#
+# The hosts come from netns-cluster (../shared/tools, or NETNS_CLUSTER=path)
+# under their own prefix and subnet (MN_PREFIX, default "shmn", 10.214.0.0/24)
+# so that nobody else's namespaces are touched.  MN_HOSTS (default 4) hosts
+# exist while the tests run; a test uses the first H.
+set -u
+
+MODE=${1:?usage: mn_run.sh MODE NP [-t S] [-x VAR=VAL]... -- PROGRAM [ARGS]}
+shift
+NP=0
+if [ "$MODE" != setup ] && [ "$MODE" != teardown ]; then
+    NP=${1:?missing NP}
+    shift
+fi
+TIMEOUT=120
+ENVS=()
+while [ $# -gt 0 ]; do
+    case $1 in
+        -t) TIMEOUT=$2; shift 2 ;;
+        -x) ENVS+=("$2"); shift 2 ;;
+        --) shift; break ;;
+        *) break ;;
+    esac
+done
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+SRC=$(cd "$HERE/../.." && pwd)
+OSHRUN=${MN_OSHRUN:-oshrun}
+export NETNS_CLUSTER_PREFIX=${MN_PREFIX:-shmn}
+export NETNS_CLUSTER_NET=${MN_NET:-10.214.0}
+MN_HOSTS=${MN_HOSTS:-4}
+
+skip() { echo "SKIP: $*"; exit 77; }
+
+find_cluster() {
+    local c
+    for c in "${NETNS_CLUSTER:-}" "$SRC/../shared/tools/netns-cluster" \
+             /work/shared/tools/netns-cluster "$HERE/netns-cluster"; do
+        if [ -n "$c" ] && [ -x "$c" ]; then echo "$c"; return 0; fi
+    done
+    return 1
+}
+
+netns_ready() {
+    [ "$(id -u)" = 0 ] || skip "multi-host tests create network namespaces: run them as root"
+    command -v ip >/dev/null || skip "no 'ip' command: install iproute2"
+    command -v unshare >/dev/null || skip "no 'unshare': install util-linux"
+    CLUSTER=$(find_cluster) || skip "netns-cluster not found (set NETNS_CLUSTER=path)"
+    "$CLUSTER" up "$MN_HOSTS" >/tmp/mn_up.$$ 2>&1 ||
+        { cat /tmp/mn_up.$$; rm -f /tmp/mn_up.$$; skip "cannot create network namespaces here (container without CAP_SYS_ADMIN?)"; }
+    rm -f /tmp/mn_up.$$
+}
+
+case $MODE in
+    setup)
+        netns_ready
+        "$CLUSTER" status
+        exit 0 ;;
+    teardown)
+        [ "$(id -u)" = 0 ] || exit 0
+        CLUSTER=$(find_cluster) || exit 0
+        "$CLUSTER" down
+        exit 0 ;;
+    local|local-tcp|local-mix)
+        xs=()
+        for e in "${ENVS[@]}"; do xs+=(-x "$e"); done
+        case $MODE in
+            local) xs+=(-x SHIMMER_REMOTE_PES=all) ;;
+            local-tcp) xs+=(-x SHIMMER_REMOTE_PES=all -x UCX_TLS=self,tcp) ;;
+            local-mix) xs+=(-x SHIMMER_REMOTE_PES=1) ;;
+        esac
+        exec "$OSHRUN" -n "$NP" --timeout "$TIMEOUT" "${xs[@]}" -- "$@" ;;
+    [0-9]*x[0-9]*)
+        H=${MODE%x*}
+        P=${MODE#*x}
+        [ "$H" -le "$MN_HOSTS" ] || MN_HOSTS=$H
+        command -v mpirun >/dev/null || skip "no mpirun: install openmpi-bin (the PMIx launcher)"
+        netns_ready
+        dir=$(mktemp -d /tmp/mn.XXXXXX)
+        trap 'rm -rf "$dir"' EXIT
+        for ((k = 0; k < H; k++)); do echo "$NETNS_CLUSTER_PREFIX$k slots=$P"; done > "$dir/hosts"
+        xs=""
+        for e in "${ENVS[@]}"; do xs="$xs -x '$e'"; done
+        root=""
+        [ "$(id -u)" = 0 ] && root=--allow-run-as-root
+        args=""
+        for a in "$@"; do args="$args '$a'"; done
+        # mpirun runs inside the first host (the "head node"): daemons on
+        # the others connect back to it over the namespaces' network
+        timeout --kill-after=10 $((TIMEOUT + 20)) "$CLUSTER" exec "${NETNS_CLUSTER_PREFIX}0" \
+            "cd '$PWD' && mpirun $root --hostfile '$dir/hosts' $("$CLUSTER" mpiflags) --timeout $TIMEOUT -np $NP $xs $args"
+        exit $? ;;
+    *)
+        echo "mn_run.sh: unknown mode $MODE" >&2
+        exit 2 ;;
+esac
