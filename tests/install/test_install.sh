@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# test_install.sh BUILD_DIR SOURCE_DIR -- `cmake --install` into a prefix,
+# move the prefix, then build and run hello with everything a user has:
+# oshcc (shared and -static), oshc++, -showme, pkg-config, find_package.
+set -euo pipefail
+build=$1 src=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+cmake --install "$build" --prefix "$tmp/first" >/dev/null
+for f in bin/oshcc bin/oshc++ bin/oshrun bin/shimmer-info include/shmem.h include/shmemx.h \
+         include/pshmem.h include/mpp/shmem.h lib/libshimmer.so lib/libshimmer.a \
+         lib/pkgconfig/shimmer.pc lib/cmake/shimmer/shimmer-config.cmake; do
+  [ -e "$tmp/first/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
+done
+mv "$tmp/first" "$tmp/moved"      # usable from any prefix
+p=$tmp/moved
+cd "$tmp"
+
+"$p/bin/oshcc" -showme x.c | grep -q -- "-I$p/include" || { echo "FAIL: -showme"; exit 1; }
+"$p/bin/oshcc" -showme:link | grep -q -- "-lshimmer" || { echo "FAIL: -showme:link"; exit 1; }
+"$p/bin/oshcc" "$src/examples/hello.c" -o hello
+"$p/bin/oshcc" -static "$src/examples/hello.c" -o hello_static
+printf '#include <shmem.h>\n#include <cstdio>\nint main(){shmem_init(); static long y; shmem_p(&y, 7L, 0);\nshmem_barrier_all(); if (shmem_my_pe()==0) std::printf("c++ %%ld\\n", y); shmem_finalize();}\n' > t.cpp
+"$p/bin/oshc++" t.cpp -o hello_cxx
+cc "$src/examples/hello.c" -o hello_pc $(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs shimmer)
+mkdir cm && cat > cm/CMakeLists.txt <<CMEOF
+cmake_minimum_required(VERSION 3.18)
+project(t C)
+find_package(shimmer REQUIRED)
+add_executable(hello_cmake $src/examples/hello.c)
+target_link_libraries(hello_cmake shimmer::shimmer)
+CMEOF
+cmake -S cm -B cm/b -G Ninja -DCMAKE_PREFIX_PATH="$p" >/dev/null && cmake --build cm/b >/dev/null
+
+for prog in ./hello ./hello_static ./hello_pc ./cm/b/hello_cmake; do
+  out=$(env -u LD_LIBRARY_PATH "$p/bin/oshrun" -n 2 "$prog")
+  [ "$(grep -c "Hello from PE" <<<"$out")" = 2 ] || { echo "FAIL: $prog: $out"; exit 1; }
+done
+[ "$("$p/bin/oshrun" -n 2 ./hello_cxx)" = "c++ 7" ] || { echo "FAIL: C++"; exit 1; }
+"$p/bin/shimmer-info" | grep -q "OpenSHMEM 1.6" || { echo "FAIL: shimmer-info"; exit 1; }
+echo "PASS install tree (moved prefix): oshcc, -static, oshc++, pkg-config, find_package"
