@@ -59,18 +59,18 @@ void shr_coll_barrier_central(shr_coll_t *c, const shr_coll_args_t *a)
     int n = c->team->n_pes, me = c->team->my_pe;
     (void)a;
 
+    /* member 0 gathers and releases: it leaves first, which is what a
+     * rooted collective after a barrier wants (its root, usually member 0,
+     * is already on its way when the others wake up) */
     if (EPOCH_MODE(c)) {
-        uint64_t arrived = shr_amo(shr_ctx_default, SHR_AMO_FETCH_ADD,
-                                   &c->sync[SHR_TA_BAR_COUNT], 1, 0, sizeof(uint64_t),
-                                   shr_coll_wpe(c, 0));
-        if (arrived == c->seq * (uint64_t)n - 1) {
-            for (int member = 0; member < n; member++) {
-                if (member != me) {
-                    flag_set(c, member, SHR_TA_BAR_RELEASE, c->seq);
-                }
+        if (me == 0) {
+            shr_coll_wait_ge(c, &c->sync[SHR_TA_BAR_COUNT], c->seq * (uint64_t)(n - 1));
+            for (int member = 1; member < n; member++) {
+                flag_set(c, member, SHR_TA_BAR_RELEASE, c->seq);
             }
             return;
         }
+        shr_coll_add(c, 0, SHR_TA_BAR_COUNT, 1);
         shr_coll_wait_ge(c, &c->sync[SHR_TA_BAR_RELEASE], c->seq);
         return;
     }

@@ -10,8 +10,10 @@
  *   push   the root writes every member's dest, then flags it.
  *   tree   binomial tree of pushes: a member forwards from its dest to its
  *          children once its parent's data arrived (remote peers, big sets).
- * auto: eager up to SHIMMER_COLL_EAGER_SIZE bytes; pull when every member
- * is load/store reachable; tree otherwise.
+ * auto: eager up to SHIMMER_COLL_EAGER_SIZE bytes; with every member load/store
+ * reachable, push while the root's copies total at most 64 KiB (it leaves
+ * as soon as they are done), pull above (the members copy in parallel);
+ * tree when some member is remote.
  *
  * The team form writes dest on the root too (a_root_dest), the active-set
  * form does not.  None of these gives every member proof that every other
@@ -32,14 +34,22 @@ static void root_copy(const shr_coll_args_t *a)
     }
 }
 
+/* Up to this many bytes in all (len * (n - 1)) the root writes every dest
+ * itself and leaves; above, the members copy in parallel. */
+#define PUSH_MAX (64 * 1024)
+
 static void bcast_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
+    size_t n1 = (size_t)c->team->n_pes - 1;
+
     if (a->len <= shr_coll_eager_max() && shr_coll_slot_size(c, a->len, 1) != 0) {
         shr_coll_bcast_eager(c, a);
-    } else if (c->all_local) {
-        shr_coll_bcast_pull(c, a);
-    } else {
+    } else if (!c->all_local) {
         shr_coll_bcast_tree(c, a);
+    } else if (a->len * n1 <= PUSH_MAX) {
+        shr_coll_bcast_push(c, a);
+    } else {
+        shr_coll_bcast_pull(c, a);
     }
 }
 
@@ -62,21 +72,37 @@ void shr_coll_bcast_eager(shr_coll_t *c, const shr_coll_args_t *a)
     shr_coll_slot_recv(c, 0, sw, a->dest, a->len);
 }
 
+/* pull: when the root has no dest of its own to fill (active-set form) it
+ * would only wait, so it writes the last 1/n of every member's dest itself
+ * while the members read the rest: the root and each member then copy about
+ * as much (2 PEs: half each, in parallel). */
 void shr_coll_bcast_pull(shr_coll_t *c, const shr_coll_args_t *a)
 {
     int n = c->team->n_pes;
+    size_t tail = a->root_dest ? 0 : a->len / (size_t)n / 64 * 64;
+    size_t head = a->len - tail;
 
     if (c->team->my_pe == a->root) {
         for (int k = 1; k < n; k++) {
             shr_coll_add(c, (a->root + k) % n, SHR_CW_READY, 1);
         }
         root_copy(a);
+        if (tail != 0) {
+            for (int k = 1; k < n; k++) {
+                int m = (a->root + k) % n;
+                shr_coll_put(c, (char *)a->dest + head, (const char *)a->src + head, tail, m);
+                shr_coll_add(c, m, SHR_CW_STAGE, 1);
+            }
+        }
         shr_coll_take(c, SHR_CW_DONE, (uint64_t)n - 1);
         return;
     }
     shr_coll_take(c, SHR_CW_READY, 1);
-    shr_coll_get(c, a->dest, a->src, a->len, a->root);
+    shr_coll_get(c, a->dest, a->src, head, a->root);
     shr_coll_add(c, a->root, SHR_CW_DONE, 1);
+    if (tail != 0) {
+        shr_coll_take(c, SHR_CW_STAGE, 1);
+    }
 }
 
 void shr_coll_bcast_push(shr_coll_t *c, const shr_coll_args_t *a)

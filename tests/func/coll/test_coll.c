@@ -338,9 +338,16 @@ static void t_barrier(const group_t *g)
             shmem_sync(g->start, g->log, g->size, psync[0]);
         }
     }
-    if (g->team == SHMEM_TEAM_INVALID) {
+}
+
+/* After every member has left its last active-set call, pSync is back to
+ * SHMEM_SYNC_VALUE (a barrier_all follows each group). */
+static void check_psync_restored(const char *name)
+{
+    for (int k = 0; k < 2; k++) {
         for (int w = 0; w < SHMEM_SYNC_SIZE; w++) {
-            (void)w; /* pSync may hold counts of peers already in the next call */
+            CHECK(psync[k][w] == SHMEM_SYNC_VALUE, "pSync[%d][%d] is %ld after the calls on "
+                  "%s, want SHMEM_SYNC_VALUE", k, w, psync[k][w], name);
         }
     }
 }
@@ -445,9 +452,13 @@ int main(int argc, char **argv)
     aset_group(&g, 0, 0, npes);
     run_group(&g);
     shmem_barrier_all();
+    check_psync_restored(g.name);
+    shmem_barrier_all(); /* nobody signals a pSync before its owner checked it */
     if (npes > 1) {
         aset_group(&g, 1, 1, npes / 2); /* odd PEs: 1, 3, 5, ... */
         run_group(&g);
+        shmem_barrier_all();
+        check_psync_restored(g.name);
         shmem_barrier_all();
     }
 
