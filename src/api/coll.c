@@ -1,7 +1,7 @@
 /*
  * coll.c -- the collective entry points the generated shims call (spec
- * 9.10.5-9.10.10): runtime-gated argument checks, then one call into
- * src/coll.  Cross-PE checks (same sizes, root, buffers on every member)
+ * 9.10.5-9.10.10) and the active-set barrier and sync (9.10.2-9.10.3):
+ * runtime-gated argument checks, then one call into src/coll.  Cross-PE checks (same sizes, root, buffers on every member)
  * need communication and run inside src/coll when checks are on.
  */
 #include "api/api_inline.h"
@@ -75,6 +75,27 @@ static SHR_COLD void check_aset(const char *fn, int start, int log, int size, lo
     shr_check_aligned(fn, "pSync", pSync, sizeof(long));
     check_work(fn, "pSync", pSync, SHMEM_SYNC_SIZE * sizeof(long), dest, dlen, src, slen);
 }
+
+/* ---- active-set barrier and sync (9.10.2, 9.10.3) ---- */
+
+void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    SHR_API_CHECK(check_aset("shmem_barrier", PE_start, logPE_stride, PE_size, pSync, NULL, 0,
+                             NULL, 0));
+    shr_quiet(shr_ctx_default);
+    shr_coll_barrier_aset("shmem_barrier", PE_start, logPE_stride, PE_size, pSync);
+}
+SHR_API_ALIAS(shmem_barrier)
+
+void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
+{
+    SHR_API_CHECK(check_aset("shmem_sync", PE_start, logPE_stride, PE_size, pSync, NULL, 0, NULL,
+                             0));
+    /* sync does not complete RMA; the fence keeps our own stores first */
+    shr_fence_stores();
+    shr_coll_barrier_aset("shmem_sync", PE_start, logPE_stride, PE_size, pSync);
+}
+SHR_API_ALIAS(shmem_sync)
 
 /* ---- alltoall(s) ---- */
 
