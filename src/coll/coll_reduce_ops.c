@@ -11,7 +11,9 @@
  * The API generator exposes only the spec's (type, op) pairs; the table may
  * hold more.  Kernels are z[i] = x[i] op y[i], z may be x or y.
  */
-#pragma GCC optimize("O3")
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("O3") /* vectorise the kernels (release builds are -O2) */
+#endif
 
 #include <stdint.h>
 
