@@ -32,7 +32,7 @@ shr_state_t shr_g = {.check_gate = 1, .wait_spin = 64};
 /* What every PE tells the others at init (one allgather). */
 typedef struct pe_card {
     uint64_t node_id;           /* same value = same node: may share memory */
-    int cores;                  /* CPUs this PE may run on */
+    uint64_t cpus[16];          /* CPUs this PE may run on (bit mask, CPUs 0..1023) */
     char host[64];
     size_t heap_size, internal_size;
     size_t data_size;           /* 0: global variables not shared */
@@ -92,6 +92,51 @@ static void configure_logging(void)
     if (shr_config.log_file[0] != '\0') {
         shr_log_set_file(shr_config.log_file);
     }
+}
+
+/* The CPUs this process may run on (a launcher may have bound it). */
+static void cpu_mask(uint64_t mask[16])
+{
+    cpu_set_t set;
+
+    memset(mask, 0, 16 * sizeof(uint64_t));
+    if (sched_getaffinity(0, sizeof(set), &set) != 0) {
+        CPU_ZERO(&set);
+        for (long cpu = 0; cpu < sysconf(_SC_NPROCESSORS_ONLN) && cpu < CPU_SETSIZE; cpu++) {
+            CPU_SET(cpu, &set);
+        }
+    }
+    for (int cpu = 0; cpu < 1024 && cpu < CPU_SETSIZE; cpu++) {
+        if (CPU_ISSET(cpu, &set)) {
+            mask[cpu / 64] |= 1ull << (cpu % 64);
+        }
+    }
+}
+
+/* Does some node run more PEs than the CPUs its PEs may use together?
+ * Every PE computes the same answer from the same cards.  (Bound PEs have
+ * one CPU each, which is not oversubscription: hence the union.) */
+static bool job_is_oversubscribed(const pe_card_t *cards, int n_pes)
+{
+    for (int pe = 0; pe < n_pes; pe++) {
+        uint64_t cpus[16] = {0};
+        int on_node = 0, n_cpus = 0;
+        for (int peer = 0; peer < n_pes; peer++) {
+            if (cards[peer].node_id == cards[pe].node_id) {
+                on_node++;
+                for (int w = 0; w < 16; w++) {
+                    cpus[w] |= cards[peer].cpus[w];
+                }
+            }
+        }
+        for (int w = 0; w < 16; w++) {
+            n_cpus += __builtin_popcountll(cpus[w]);
+        }
+        if (on_node > n_cpus) {
+            return true;
+        }
+    }
+    return false;
 }
 
 /* Is `pe` named by SHIMMER_REMOTE_PES ("all", or "1,3-5")? */
@@ -179,16 +224,8 @@ static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
         }
         shr_g.local_pes[shr_g.n_local++] = pe;
     }
-    /* every PE computes the same answer from the same cards; the node is
-     * what shares the cores, whatever SHIMMER_REMOTE_PES says */
-    shr_g.oversubscribed = false;
-    for (int pe = 0; pe < shr_g.n_pes; pe++) {
-        int on_node = 0;
-        for (int peer = 0; peer < shr_g.n_pes; peer++) {
-            on_node += cards[peer].node_id == cards[pe].node_id;
-        }
-        shr_g.oversubscribed |= on_node > cards[pe].cores;
-    }
+    /* the node is what shares the cores, whatever SHIMMER_REMOTE_PES says */
+    shr_g.oversubscribed = job_is_oversubscribed(cards, shr_g.n_pes);
     return SHR_OK;
 }
 
@@ -278,17 +315,6 @@ static shr_status_t create_segments(pe_card_t *card, const char *routine)
     return SHR_OK;
 }
 
-/* CPUs this process may run on (affinity mask, as a launcher may bind). */
-static int cpu_count(void)
-{
-    cpu_set_t set;
-
-    if (sched_getaffinity(0, sizeof(set), &set) == 0) {
-        return CPU_COUNT(&set);
-    }
-    return (int)sysconf(_SC_NPROCESSORS_ONLN);
-}
-
 static unsigned auto_wait_spin(void)
 {
     if (shr_config.wait_spin >= 0) {
@@ -354,7 +380,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     memset(&card, 0, sizeof(card));
     snprintf(card.host, sizeof(card.host), "%s", shr_g.host);
     card.node_id = node_identity();
-    card.cores = cpu_count();
+    cpu_mask(card.cpus);
     status = create_segments(&card, routine);
     if (status != SHR_OK) {
         goto err_boot;

@@ -23,6 +23,7 @@ typedef enum {
     SHR_LAUNCH_OPT_PER_NODE,
     SHR_LAUNCH_OPT_HELP,
     SHR_LAUNCH_OPT_VERSION,
+    SHR_LAUNCH_OPT_BIND,
     SHR_LAUNCH_OPT_IGNORED
 } shr_launch_opt_kind_t;
 
@@ -47,6 +48,7 @@ static const struct {
     {"-h", SHR_LAUNCH_OPT_HELP, false},
     {"--help", SHR_LAUNCH_OPT_HELP, false},
     {"--version", SHR_LAUNCH_OPT_VERSION, false},
+    {"--bind-to", SHR_LAUNCH_OPT_BIND, true},
     {"--allow-run-as-root", SHR_LAUNCH_OPT_IGNORED, false},
     {"--oversubscribe", SHR_LAUNCH_OPT_IGNORED, false},
 };
@@ -59,6 +61,8 @@ static const char shr_launch_usage_text[] =
     "  -x VAR=VALUE      set VAR in the environment of every PE\n"
     "  -x VAR            pass VAR on to the PEs (matters for multi-host jobs)\n"
     "  --timeout S       end the job after S seconds (exit status 124)\n"
+    "  --bind-to core|none  pin each PE to its own core (default when there are\n"
+    "                    enough cores; oversubscribed jobs stay unbound)\n"
     "  -h, --help        show this help\n"
     "  --version         show the version\n"
     "  --allow-run-as-root, --oversubscribe   accepted and ignored (Open MPI scripts)\n"
@@ -140,6 +144,16 @@ static bool shr_launch_cli_apply(shr_launch_opt_kind_t kind, const char *name,
             opts->timeout_s <= 0 || opts->timeout_s > 1e9) {
             shr_launch_error("%s '%s': expected a positive number of seconds", name,
                              value);
+            return false;
+        }
+        return true;
+    case SHR_LAUNCH_OPT_BIND:
+        if (strcmp(value, "core") == 0) {
+            opts->bind = SHR_LAUNCH_BIND_CORE;
+        } else if (strcmp(value, "none") == 0) {
+            opts->bind = SHR_LAUNCH_BIND_NONE;
+        } else {
+            shr_launch_error("%s '%s': expected core or none", name, value);
             return false;
         }
         return true;

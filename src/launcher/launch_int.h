@@ -28,7 +28,12 @@ typedef struct {
     const char *hostfile;   /* --hostfile: multi-host, delegated */
     const char *hosts;      /* -H a,b */
     long per_node;          /* -N; 0 when not given */
+    int bind;               /* --bind-to: SHR_LAUNCH_BIND_* */
 } shr_launch_opts_t;
+
+/* --bind-to: auto binds each PE to its own core when there are enough
+ * cores (as mpirun does), and leaves oversubscribed jobs unbound. */
+enum { SHR_LAUNCH_BIND_AUTO, SHR_LAUNCH_BIND_CORE, SHR_LAUNCH_BIND_NONE };
 
 /* The result of one collective, shared by the replies to every PE. */
 typedef struct {

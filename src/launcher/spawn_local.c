@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -158,10 +159,37 @@ static char **shr_launch_env_build(const shr_launch_opts_t *opts, size_t *slot_p
     return envp;
 }
 
+/* The CPUs PE `rank` may use: its own core of oshrun's allowed set when
+ * binding, else all of them.  Returns false when there is nothing to do. */
+static bool shr_launch_bind_set(const shr_launch_job_t *job, int rank, cpu_set_t *set)
+{
+    cpu_set_t allowed;
+    int ncpus, nth;
+
+    if (job->opts->bind == SHR_LAUNCH_BIND_NONE ||
+        sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
+        return false;
+    }
+    ncpus = CPU_COUNT(&allowed);
+    /* more PEs than cores: pinning would stack them; let the kernel balance */
+    if (job->npes > ncpus && job->opts->bind == SHR_LAUNCH_BIND_AUTO) {
+        return false;
+    }
+    nth = rank % ncpus;
+    CPU_ZERO(set);
+    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
+        if (CPU_ISSET(cpu, &allowed) && nth-- == 0) {
+            CPU_SET(cpu, set);
+            return true;
+        }
+    }
+    return false;
+}
+
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static _Noreturn void shr_launch_child_exec(const shr_launch_job_t *job, const char *path,
                                             char **envp, int rank, int sock, int devnull,
-                                            pid_t parent)
+                                            pid_t parent, const cpu_set_t *cpus)
 {
     /* If oshrun dies, even by SIGKILL, the PE must not outlive it; the
      * getppid check closes the window before prctl took effect. */
@@ -170,6 +198,9 @@ static _Noreturn void shr_launch_child_exec(const shr_launch_job_t *job, const c
     }
     sigprocmask(SIG_SETMASK, &job->child_mask, NULL);
     setrlimit(RLIMIT_NOFILE, &job->child_nofile); /* oshrun may have raised it */
+    if (cpus != NULL) {
+        sched_setaffinity(0, sizeof(*cpus), cpus); /* a failure just leaves it unbound */
+    }
     /* stdin belongs to PE 0 only, as with mpirun. */
     if (rank != 0 && dup2(devnull, STDIN_FILENO) < 0) {
         _exit(126);
@@ -217,9 +248,12 @@ bool shr_launch_spawn_local(shr_launch_job_t *job, const char *path)
         }
         snprintf(env_fd, sizeof(env_fd), "%s=%d", SHR_BOOT_ENV_FD, sv[1]);
         snprintf(env_rank, sizeof(env_rank), "%s=%d", SHR_BOOT_ENV_RANK, rank);
+        cpu_set_t cpus;
+        bool bind = shr_launch_bind_set(job, rank, &cpus);
         pid = fork();
         if (pid == 0) {
-            shr_launch_child_exec(job, path, envp, rank, sv[1], devnull, self);
+            shr_launch_child_exec(job, path, envp, rank, sv[1], devnull, self,
+                                  bind ? &cpus : NULL);
         }
         close(sv[1]);
         if (pid < 0) {

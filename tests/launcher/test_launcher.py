@@ -142,6 +142,30 @@ def ranks(c):
 
 
 @case
+def bind_to_core(c):
+    """With enough cores each PE gets its own; oversubscribed or --bind-to none
+    leaves them all; a bad value is a usage error."""
+    allowed = sorted(os.sched_getaffinity(0))
+    show = ["sh", "-c", "grep Cpus_allowed_list /proc/self/status"]
+
+    def cpus_of(r):
+        return sorted(line.split(":")[1].strip() for line in r.out.splitlines())
+
+    if len(allowed) >= 2:
+        r = c.run(["-n", "2"] + show)
+        check(r.rc == 0 and len(set(cpus_of(r))) == 2 and all("-" not in x and "," not in x
+                                                              for x in cpus_of(r)),
+              "-n 2 on %d CPUs: each PE on its own core" % len(allowed), r)
+    r = c.run(["-n", str(len(allowed) + 1)] + show)
+    check(r.rc == 0 and len(set(cpus_of(r))) == 1, "oversubscribed PEs stay unbound", r)
+    r = c.run(["--bind-to", "none", "-n", "1"] + show)
+    check(r.rc == 0 and len(allowed) == 1 or "-" in r.out or "," in r.out,
+          "--bind-to none leaves the PE unbound", r)
+    r = c.run(["--bind-to", "socket", "-n", "1", "true"])
+    check(r.rc == 2 and "--bind-to 'socket': expected core or none" in r.err, "bad --bind-to", r)
+
+
+@case
 def large_allgather(c):
     """Results over the memfd threshold and multi-MiB results are delivered intact."""
     for n, blob in ((8, 16384), (4, 1 << 20), (16, 1)):
