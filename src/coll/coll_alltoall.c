@@ -63,7 +63,7 @@ void shr_coll_alltoall_eager(shr_coll_t *c, const shr_coll_args_t *a)
     int n = c->team->n_pes, me = c->team->my_pe;
     size_t bytes = block_bytes(a);
     size_t sw = shr_coll_slot_size(c, bytes, (size_t)n - 1);
-    uint64_t packed[SHR_COLL_REGION_SLOT_LINES * SHR_SYNC_LINE];
+    SHR_COLL_SCRATCH uint64_t packed[SHR_COLL_REGION_SLOT_LINES * SHR_SYNC_LINE];
 
     if (sw == 0 || bytes > sizeof(packed)) {
         alltoall_auto(c, a);

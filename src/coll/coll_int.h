@@ -211,9 +211,14 @@ static inline void shr_coll_copy_local(void *dest, const void *src, size_t len)
 }
 
 /* ---- slots: payload + header in the slot area ----
- * A slot is `sw` words: header word, then payload.  Slots of up to a line
- * never straddle one (sizes 2, 4, 8 words, aligned); larger ones are whole
- * lines.  Slot i of a receiver is at sync + SHR_CR_SLOTS + i * sw. */
+ * A slot is `sw` words: the payload from its first word (16-byte aligned,
+ * as long double and complex need), the header in its last.  Slots of up
+ * to a line never straddle one (sizes 2, 4, 8 words, aligned); larger ones
+ * are whole lines.  Slot i of a receiver is at sync + SHR_CR_SLOTS + i * sw. */
+#define SHR_COLL_SLOT(_c, _i, _sw) (&(_c)->sync[SHR_CR_SLOTS + (_i) * (_sw)])
+
+/* Stack buffers that hold elements of any type. */
+#define SHR_COLL_SCRATCH _Alignas(64)
 
 /* Words of a slot for `len` payload bytes, or 0 if `nslots` such slots do
  * not fit this call's slot area. */
@@ -248,7 +253,7 @@ uint64_t shr_coll_slot_recv(shr_coll_t *c, size_t i, size_t sw, void *out, size_
 uint64_t shr_coll_slot_wait(shr_coll_t *c, size_t i, size_t sw);
 static inline const void *shr_coll_slot_payload(const shr_coll_t *c, size_t i, size_t sw)
 {
-    return &c->sync[SHR_CR_SLOTS + i * sw + 1];
+    return SHR_COLL_SLOT(c, i, sw);
 }
 void shr_coll_slot_clear(shr_coll_t *c, size_t i, size_t sw, size_t len);
 

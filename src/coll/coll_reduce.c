@@ -67,7 +67,7 @@ void shr_coll_reduce_eager(shr_coll_t *c, const shr_coll_args_t *a)
     size_t bytes = a->count * elem_size(a);
     size_t sw = shr_coll_slot_size(c, bytes, (size_t)n - 1);
     shr_coll_op_fn_t op = shr_coll_op_fn(a->dt, a->op);
-    uint64_t acc[SHR_COLL_REGION_SLOT_LINES * SHR_SYNC_LINE];
+    SHR_COLL_SCRATCH uint64_t acc[SHR_COLL_REGION_SLOT_LINES * SHR_SYNC_LINE];
 
     if (sw == 0 || bytes > sizeof(acc)) {
         reduce_auto(c, a);
@@ -105,7 +105,7 @@ void shr_coll_reduce_eager(shr_coll_t *c, const shr_coll_args_t *a)
 static void combine_chunk(shr_coll_t *c, const shr_coll_args_t *a, shr_coll_op_fn_t op,
                           void *z, const char *sym, size_t len, const int *order, int count)
 {
-    uint64_t buf0[CHUNK / 8], buf1[CHUNK / 8];
+    SHR_COLL_SCRATCH uint64_t buf0[CHUNK / 8], buf1[CHUNK / 8];
     size_t elems = len / elem_size(a);
     const void *x = peer_data(c, sym, len, order[0], buf0);
 
@@ -125,7 +125,7 @@ void shr_coll_reduce_rsag(shr_coll_t *c, const shr_coll_args_t *a)
     size_t es = elem_size(a);
     shr_coll_op_fn_t op = shr_coll_op_fn(a->dt, a->op);
     int order_stack[64], *order = order_stack;
-    uint64_t tmp[CHUNK / 8];
+    SHR_COLL_SCRATCH uint64_t tmp[CHUNK / 8];
     size_t chunk_elems = CHUNK / es;
 
     if (n > (int)SHR_ARRAY_SIZE(order_stack)) {
@@ -164,7 +164,7 @@ void shr_coll_reduce_tree(shr_coll_t *c, const shr_coll_args_t *a)
     int n = c->team->n_pes, me = c->team->my_pe;
     size_t es = elem_size(a), bytes = a->count * es;
     shr_coll_op_fn_t op = shr_coll_op_fn(a->dt, a->op);
-    uint64_t tmp[CHUNK / 8];
+    SHR_COLL_SCRATCH uint64_t tmp[CHUNK / 8];
     size_t chunk = CHUNK / es * es;
     int top = 1, rounds = 0;
 

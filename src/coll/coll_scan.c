@@ -44,7 +44,7 @@ void shr_coll_scan_eager(shr_coll_t *c, const shr_coll_args_t *a)
     size_t bytes = a->count * shr_dtype_size(a->dt);
     size_t sw = shr_coll_slot_size(c, bytes, (size_t)n - 1);
     shr_coll_op_fn_t add = shr_coll_op_fn(a->dt, SHR_OP_SUM);
-    uint64_t acc[SHR_COLL_REGION_SLOT_LINES * SHR_SYNC_LINE];
+    SHR_COLL_SCRATCH uint64_t acc[SHR_COLL_REGION_SLOT_LINES * SHR_SYNC_LINE];
     int terms = scan_terms(c, a);
 
     if (sw == 0 || bytes > sizeof(acc)) {
@@ -87,7 +87,7 @@ void shr_coll_scan_pull(shr_coll_t *c, const shr_coll_args_t *a)
     int terms = scan_terms(c, a);
     bool in_place = a->dest == a->src && me < n - 1;
     char *out = a->dest;
-    uint64_t buf[CHUNK / 8], acc[CHUNK / 8];
+    SHR_COLL_SCRATCH uint64_t buf[CHUNK / 8], acc[CHUNK / 8];
 
     for (int m = me + 1; m < n; m++) {
         shr_coll_add(c, m, SHR_CW_READY, 1);

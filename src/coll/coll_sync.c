@@ -33,36 +33,37 @@ void shr_coll_sync_all(shr_coll_t *c, size_t w)
 void shr_coll_slot_send(shr_coll_t *c, int member, size_t i, size_t sw, uint64_t header,
                         const void *payload, size_t len)
 {
-    uint64_t *slot = &c->sync[SHR_CR_SLOTS + i * sw];
+    uint64_t *slot = SHR_COLL_SLOT(c, i, sw);
     int pe = shr_coll_wpe(c, member);
     uint64_t *mapped = shr_ptr(slot, pe);
 
     if (SHR_LIKELY(mapped != NULL)) {
         if (len != 0) {
-            memcpy(mapped + 1, payload, len);
+            memcpy(mapped, payload, len);
         }
-        __atomic_store_n(mapped, header, __ATOMIC_RELEASE);
+        __atomic_store_n(&mapped[sw - 1], header, __ATOMIC_RELEASE);
         return;
     }
-    shr_rma_put(shr_ctx_default, slot + 1, payload, len, pe, false);
+    shr_rma_put(shr_ctx_default, slot, payload, len, pe, false);
     shr_fence(shr_ctx_default);
-    shr_amo(shr_ctx_default, SHR_AMO_SET, slot, header, 0, sizeof(uint64_t), pe);
+    shr_amo(shr_ctx_default, SHR_AMO_SET, &slot[sw - 1], header, 0, sizeof(uint64_t), pe);
 }
 
 uint64_t shr_coll_slot_wait(shr_coll_t *c, size_t i, size_t sw)
 {
-    return shr_coll_wait_ge(c, &c->sync[SHR_CR_SLOTS + i * sw], 1);
+    return shr_coll_wait_ge(c, &SHR_COLL_SLOT(c, i, sw)[sw - 1], 1);
 }
 
 void shr_coll_slot_clear(shr_coll_t *c, size_t i, size_t sw, size_t len)
 {
-    uint64_t *slot = &c->sync[SHR_CR_SLOTS + i * sw];
-    size_t words = 1 + (len + 7) / 8;
+    uint64_t *slot = SHR_COLL_SLOT(c, i, sw);
+    size_t words = (len + 7) / 8;
 
     /* plain stores: no other writer until the region or pSync is reused */
-    for (size_t k = 0; k < words && k < sw; k++) {
+    for (size_t k = 0; k < words && k < sw - 1; k++) {
         slot[k] = 0;
     }
+    slot[sw - 1] = 0;
 }
 
 uint64_t shr_coll_slot_recv(shr_coll_t *c, size_t i, size_t sw, void *out, size_t len)
