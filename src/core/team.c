@@ -33,6 +33,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "coll/coll.h"
 #include "core/amo_inline.h"
@@ -284,33 +285,45 @@ static uint64_t mix(uint64_t hash, uint64_t value)
  * one holds it.  Waits only point to lower priorities, so there is no
  * deadlock, and the highest-priority split always gets through. */
 static int token_owner = -1; /* priority of the holder, -1 = free (under lock) */
+static pthread_cond_t token_freed = PTHREAD_COND_INITIALIZER;
 
+/* Takes this PE's token for a split of priority `priority`; false when a
+ * higher-priority split holds it.  Waiting for a lower-priority holder
+ * sleeps: the holder is another thread of this PE, busy in its agreement. */
 static bool token_acquire(int priority)
 {
-    shr_waiter_t waiter = SHR_WAITER_INIT(NULL);
+    bool got;
 
-    for (;;) {
-        pthread_mutex_lock(&lock);
-        int owner = token_owner;
-        if (owner < 0) {
-            token_owner = priority;
-        }
-        pthread_mutex_unlock(&lock);
-        if (owner < 0) {
-            return true;
-        }
-        if (owner < priority) {
-            return false; /* a higher-priority split holds it: die */
-        }
-        shr_waiter_pause(&waiter);
+    pthread_mutex_lock(&lock);
+    while (token_owner >= 0 && token_owner > priority) {
+        pthread_cond_wait(&token_freed, &lock);
     }
+    got = token_owner < 0;
+    if (got) {
+        token_owner = priority;
+    }
+    pthread_mutex_unlock(&lock);
+    return got;
 }
 
 static void token_release(void)
 {
     pthread_mutex_lock(&lock);
     token_owner = -1;
+    pthread_cond_broadcast(&token_freed);
     pthread_mutex_unlock(&lock);
+}
+
+/* After losing to a higher-priority split: back off before the retry (1 us,
+ * doubling to 1 ms).  Never waits for the token itself: that would make a
+ * lower-priority split wait for a higher one, which wait-die forbids (its
+ * other members may hold tokens the higher split is waiting for). */
+static void token_backoff(int retries)
+{
+    long ns = 1000L << (retries < 10 ? retries : 10);
+    struct timespec ts = {0, ns};
+
+    nanosleep(&ts, NULL);
 }
 
 /* Message words of the agreement. */
@@ -331,6 +344,7 @@ static shr_status_t team_split(shr_team_t *parent, team_spec_t *specs, int n_spe
     int chosen[2] = {-1, -1};
     shr_status_t status = SHR_ERR_NO_RESOURCE;
     bool have_token = false;
+    int retries = 0;
 
     for (int k = 0; k < n_specs; k++) {
         specs[k].team = NULL;
@@ -361,10 +375,7 @@ static shr_status_t team_split(shr_team_t *parent, team_spec_t *specs, int n_spe
                 token_release();
                 have_token = false;
             }
-            shr_waiter_t waiter = SHR_WAITER_INIT(NULL);
-            for (int i = 0; i < 64; i++) {
-                shr_waiter_pause(&waiter);
-            }
+            token_backoff(retries++);
             continue;
         }
         if (data[W_HASH] & data[W_NHASH]) {
