@@ -132,6 +132,9 @@ shr_status_t shr_ctx_create(shr_team_t *team, long options, const char *routine,
 
 void shr_ctx_destroy(shr_ctx_t *ctx)
 {
+    if (!shr_ctx_is_live(ctx)) {
+        return; /* already destroyed (e.g. with its team) */
+    }
     shr_quiet(ctx);
     if (!registry_remove(ctx)) {
         return;

@@ -576,6 +576,8 @@ static shr_status_t pool_create(const char *routine)
         return SHR_ERR_NO_MEMORY;
     }
     pool.base = shr_internal_addr(offset);
+    shr_debug(SHR_LOG_CORE, "team pool: %d slots of %zu bytes (SHIMMER_TEAMS_MAX)", pool.n_slots,
+              pool.slot_words * sizeof(uint64_t));
     slots_used = calloc((size_t)pool.bitmap_words, sizeof(uint64_t));
     if (slots_used == NULL) {
         shr_heap_free(&shr_g.internal_heap, offset);
