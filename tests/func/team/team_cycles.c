@@ -3,7 +3,10 @@
  * that is not given back fails the third cycle; and a small internal heap,
  * so per-team symmetric allocations would run out.  Each cycle also uses
  * the new team's barrier (in destroy) and a context on it, so reusing a
- * slot whose memory was not reset would hang or corrupt.  argv[1] = cycles. */
+ * slot whose memory was not reset would hang or corrupt; so does a
+ * team_sync on every second-level team and a sum reduction every 7th
+ * cycle (the collectives keep sequence state in the slot).
+ * argv[1] = cycles. */
 #include "harness.h"
 
 static long box[4];
@@ -23,6 +26,23 @@ int main(int argc, char **argv)
         CHECK(a != SHMEM_TEAM_INVALID, "cycle %ld", c);
         CHECK(shmem_team_split_strided(a, 0, 2, (n + 1) / 2, NULL, 0, &b) == 0,
               "cycle %ld: second split", c);
+        /* the new teams' collectives work at once on the reused slots: a
+         * sync that stale flags let through would show a missing value */
+        if (b != SHMEM_TEAM_INVALID) {
+            int bme = shmem_team_my_pe(b), bn = shmem_team_n_pes(b);
+            int to = shmem_team_translate_pe(b, (bme + 1) % bn, SHMEM_TEAM_WORLD);
+            shmem_long_atomic_set(&box[1], c + 1, to);
+            shmem_quiet();
+            CHECK(shmem_team_sync(b) == 0, "cycle %ld: team_sync", c);
+            CHECK(shmem_long_atomic_fetch(&box[1], me) == c + 1,
+                  "cycle %ld: team_sync returned before the neighbour's update", c);
+            CHECK(shmem_team_sync(b) == 0, "cycle %ld: team_sync", c);
+        }
+        if (c % 7 == 0) {
+            static long one = 1, sum;
+            CHECK(shmem_long_sum_reduce(a, &sum, &one, 1) == 0, "cycle %ld: reduce", c);
+            CHECK(sum == n, "cycle %ld: sum %ld", c, sum);
+        }
         if (c % 97 == 0) {
             /* a context on the team, used at once */
             shmem_ctx_t ctx;
