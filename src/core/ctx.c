@@ -31,7 +31,6 @@
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static shr_ctx_t *live;      /* live user contexts */
 static shr_ctx_t *recycled;  /* destroyed ones, for reuse */
-static int n_live;
 
 static void registry_add(shr_ctx_t *ctx)
 {
@@ -42,7 +41,6 @@ static void registry_add(shr_ctx_t *ctx)
         live->prev = ctx;
     }
     live = ctx;
-    n_live++;
     ctx->magic = SHR_CTX_MAGIC;
     __atomic_fetch_add(&ctx->team->n_contexts, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&lock);
@@ -67,7 +65,6 @@ static bool registry_remove(shr_ctx_t *ctx)
             ctx->next->prev = ctx->prev;
         }
         ctx->prev = ctx->next = NULL;
-        n_live--;
         __atomic_fetch_sub(&ctx->team->n_contexts, 1, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&lock);
@@ -163,12 +160,4 @@ int shr_ctx_destroy_all(shr_team_t *team)
         n_private += (ctx->options & SHMEM_CTX_PRIVATE) != 0;
         shr_ctx_destroy(ctx);
     }
-}
-
-int shr_ctx_count(void)
-{
-    pthread_mutex_lock(&lock);
-    int n = n_live;
-    pthread_mutex_unlock(&lock);
-    return n;
 }

@@ -65,7 +65,6 @@ static struct {
 /* This PE's slot use and its user teams (under `lock`). */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t *slots_used;      /* [bitmap_words] */
-static int n_slots_used;
 static shr_team_t *live_teams;    /* user teams this PE is a member of */
 static shr_team_t *free_teams;    /* recycled structs (stale handles stay readable) */
 
@@ -108,19 +107,6 @@ static void ctx_bind(shr_ctx_t *ctx, shr_team_t *team)
     ctx->pe_start = team->start;
     ctx->pe_stride = team->stride;
     ctx->world_pes = team->world_pes;
-}
-
-int shr_team_slots_in_use(void)
-{
-    pthread_mutex_lock(&lock);
-    int n = n_slots_used;
-    pthread_mutex_unlock(&lock);
-    return n;
-}
-
-int shr_team_slots_max(void)
-{
-    return pool.n_slots;
 }
 
 /* ---- the agreement ------------------------------------------------------ */
@@ -422,7 +408,6 @@ static shr_status_t team_split(shr_team_t *parent, team_spec_t *specs, int n_spe
         for (int k = 0; k < n_specs; k++) {
             if (specs[k].team != NULL) {
                 slots_used[chosen[k] / 64] |= 1ull << (chosen[k] % 64);
-                n_slots_used++;
             }
         }
         pthread_mutex_unlock(&lock);
@@ -529,7 +514,6 @@ void shr_team_destroy(shr_team_t *team)
 
     pthread_mutex_lock(&lock);
     slots_used[team->slot / 64] &= ~(1ull << (team->slot % 64));
-    n_slots_used--;
     if (team->prev != NULL) {
         team->prev->next = team->next;
     } else {
@@ -584,7 +568,6 @@ static shr_status_t pool_create(const char *routine)
         return SHR_ERR_NO_MEMORY;
     }
     slots_used[0] = 1ull << SLOT_WORLD | 1ull << SLOT_SHARED;
-    n_slots_used = 2;
     return SHR_OK;
 }
 
@@ -655,7 +638,6 @@ void shr_team_fini(void)
     pthread_mutex_lock(&lock);
     free(slots_used);
     slots_used = NULL;
-    n_slots_used = 0;
     pthread_mutex_unlock(&lock);
     memset(&pool, 0, sizeof(pool));
 }

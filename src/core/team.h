@@ -112,9 +112,6 @@ static inline bool shr_team_is_live(const shr_team_t *team)
 {
     return team->magic == SHR_TEAM_MAGIC && team->n_pes > 0;
 }
-/* Team slots in use on this PE (predefined included), and the limit. */
-int shr_team_slots_in_use(void);
-int shr_team_slots_max(void);
 
 /* ---- contexts (core/ctx.c) ----
  * Thread-safe: any thread may create and destroy contexts at any time. */
@@ -127,8 +124,6 @@ void shr_ctx_destroy(shr_ctx_t *ctx);
 /* Destroys every context created from `team` (team destroy), or every
  * context when `team` is NULL (finalize).  Returns how many were PRIVATE. */
 int shr_ctx_destroy_all(shr_team_t *team);
-/* Live contexts (user-created) on this PE. */
-int shr_ctx_count(void);
 static inline bool shr_ctx_is_live(const shr_ctx_t *ctx)
 {
     return ctx->magic == SHR_CTX_MAGIC && ctx->team != NULL;
