@@ -66,8 +66,8 @@ typedef struct shr_ucx {
     ucp_context_h context;
     ucp_mem_h mem[SHR_SEG_COUNT];    /* NULL: segment absent (size 0) */
     shr_ucx_worker_t *dflt;          /* default context; peers connect here */
-    shr_ucx_worker_t *workers;       /* every worker, dflt first (under list_lock) */
-    pthread_mutex_t list_lock;       /* workers list and remote[] */
+    pthread_mutex_t list_lock;       /* workers list, the pool and remote[] */
+    shr_ucx_worker_t *pool;          /* workers of destroyed contexts, for the next ones */
     shr_ucx_remote_t **remote;       /* [n_pes], fetched on first use */
     bool published;                  /* context up, blob published */
     bool active;                     /* shr_remote_init found remote peers */

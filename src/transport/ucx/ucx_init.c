@@ -258,19 +258,30 @@ void shr_remote_fini(void)
             shr_warn("finalize: the final bootstrap barrier failed; closing anyway");
         }
         shr_ucx_progress_thread_stop();
-        shr_ucx_worker_t *w = shr_ucx.dflt->next;
-        while (w != NULL) {
-            shr_ucx_worker_t *next = w->next;
-            shr_ucx_worker_destroy(w, true); /* contexts the program did not destroy */
-            w = next;
+        /* contexts the program did not destroy, then the pool */
+        for (int list = 0; list < 2; list++) {
+            shr_ucx_worker_t *w = list == 0 ? shr_ucx.dflt->next : shr_ucx.pool;
+            while (w != NULL) {
+                shr_ucx_worker_t *next = w->next;
+                shr_ucx_worker_destroy(w, true);
+                w = next;
+            }
         }
         shr_ucx.dflt->next = NULL;
+        shr_ucx.pool = NULL;
     }
     shr_ucx_teardown();
 }
 
+/* Contexts come and go (a context per team split, per thread, per phase),
+ * but a UCX worker costs milliseconds to create and its endpoints a
+ * wire-up each: a destroyed context's worker, flushed and with its
+ * endpoints, waits in a pool for the next context.  The pool holds at most
+ * as many workers as contexts were ever alive at once. */
 shr_status_t shr_remote_ctx_create(shr_ctx_t *ctx, const char *routine)
 {
+    bool shared = shr_g.thread_level == SHMEM_THREAD_MULTIPLE &&
+                  !(ctx->options & SHMEM_CTX_PRIVATE);
     shr_ucx_worker_t *w;
     shr_status_t status;
 
@@ -278,12 +289,19 @@ shr_status_t shr_remote_ctx_create(shr_ctx_t *ctx, const char *routine)
     if (!shr_ucx.active) {
         return SHR_OK; /* no remote peer: the context never reaches UCX */
     }
-    status = shr_ucx_worker_create(shr_g.thread_level == SHMEM_THREAD_MULTIPLE &&
-                                       !(ctx->options & SHMEM_CTX_PRIVATE),
-                                   routine, &w);
-    if (status != SHR_OK) {
-        return status;
+    pthread_mutex_lock(&shr_ucx.list_lock);
+    w = shr_ucx.pool;
+    if (w != NULL) {
+        shr_ucx.pool = w->next;
     }
+    pthread_mutex_unlock(&shr_ucx.list_lock);
+    if (w == NULL) {
+        status = shr_ucx_worker_create(shared, routine, &w);
+        if (status != SHR_OK) {
+            return status;
+        }
+    }
+    w->must_lock = shared;
     shr_ucx_workers_add(w);
     ctx->transport = w;
     return SHR_OK;
@@ -301,5 +319,8 @@ void shr_remote_ctx_destroy(shr_ctx_t *ctx)
     shr_ucx_lock(w);
     (void)shr_ucx_flush(w, NULL, 0);
     shr_ucx_unlock(w);
-    shr_ucx_worker_destroy(w, false);
+    pthread_mutex_lock(&shr_ucx.list_lock);
+    w->next = shr_ucx.pool;
+    shr_ucx.pool = w;
+    pthread_mutex_unlock(&shr_ucx.list_lock);
 }
