@@ -53,6 +53,7 @@ void shr_coll_aset_begin(shr_coll_t *c, shr_team_t *view, const char *fn, int PE
     c->kind = kind;
     c->all_local = SHR_LIKELY(!shr_g.needs_progress) || view_all_local(view, pSync);
     c->full = false;
+    c->nested = false;
     if (SHR_UNLIKELY(shr_g.check_gate)) {
         uint64_t *dbg = &shr_team_world->sync[SHR_TA_DBG_CALL];
         dbg[SHR_DBG_ASET_PSYNC] = psync_name(pSync);

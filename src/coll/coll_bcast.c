@@ -42,6 +42,10 @@ static void bcast_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
     size_t n1 = (size_t)c->team->n_pes - 1;
 
+    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+        shr_coll_bcast_hier(c, a); /* members on several nodes (coll_hier.c) */
+        return;
+    }
     if (a->len <= shr_coll_eager_max() && shr_coll_slot_size(c, a->len, 1) != 0) {
         shr_coll_bcast_eager(c, a);
     } else if (!c->all_local) {

@@ -50,6 +50,7 @@ typedef struct shr_coll {
     shr_coll_kind_t kind;
     bool all_local;          /* every member is load/store reachable */
     bool full;               /* set by the algorithm: every member saw every other arrive */
+    bool nested;             /* a phase of a hierarchical call (coll_hier.c): stay flat */
 } shr_coll_t;
 
 /* Arguments of a data collective, type-erased (unused fields are 0). */
@@ -98,6 +99,9 @@ typedef struct shr_coll_args {
 #define SHR_TA_DBG_CALL    (35 * SHR_SYNC_LINE)
 #define SHR_TA_DBG_ARGS    (36 * SHR_SYNC_LINE)
 #define SHR_TA_RING        (38 * SHR_SYNC_LINE)
+/* after the ring: 2 lines of hierarchical calls (coll_hier.c) */
+#define SHR_TA_HIER        (SHR_TA_RING + SHR_COLL_RING * SHR_COLL_REGION_WORDS)
+#define SHR_TA_HIER_LINES  2
 #define SHR_COLL_RING      16   /* regions: calls between forced barriers */
 #define SHR_COLL_REGION_SLOT_LINES 32
 #define SHR_COLL_REGION_LINES (2 + SHR_COLL_REGION_SLOT_LINES)
@@ -108,6 +112,7 @@ typedef struct shr_coll_state {
     uint64_t seq;        /* data collectives started on the team */
     uint64_t last_free;  /* every member has left every call numbered <= this */
     uint64_t locality;   /* 0 unknown, 1 all members local, 2 some remote */
+    uint64_t hier;       /* 0 unknown, 1 hierarchical (coll_hier.c), 2 flat */
 } shr_coll_state_t;
 
 /* Debug line "the call this PE is in" (team area line 35; WORLD's for
@@ -319,6 +324,10 @@ void shr_coll_agree_aset(const char *fn, int PE_start, int logPE_stride, int PE_
                          long *pSync, shr_coll_kind_t kind, const shr_coll_sig_t *sig);
 /* A symmetric address as a name that is the same on every PE. */
 uint64_t shr_coll_sym_name(const void *addr);
+
+/* True when `c` (a team call) should run hierarchically: its members span
+ * nodes and some node holds several (coll_hier.c; cached per team). */
+bool shr_coll_hier_wanted(shr_coll_t *c);
 
 /* Team barrier (coll_barrier.c) usable inside a team call's set-up. */
 void shr_coll_barrier_team(shr_team_t *team);

@@ -16,7 +16,7 @@
 size_t shr_coll_sync_words(int n_pes)
 {
     (void)n_pes;
-    return SHR_TA_RING + SHR_COLL_RING * SHR_COLL_REGION_WORDS;
+    return SHR_TA_HIER + SHR_TA_HIER_LINES * SHR_SYNC_LINE;
 }
 
 static SHR_COLD bool team_all_local(shr_team_t *team, shr_coll_state_t *st)
@@ -49,6 +49,7 @@ void shr_coll_team_begin(shr_coll_t *c, const char *fn, shr_team_t *team, shr_co
     c->kind = kind;
     c->all_local = SHR_LIKELY(!shr_g.needs_progress) || team_all_local(team, st);
     c->full = false;
+    c->nested = false;
     if (SHR_UNLIKELY(shr_g.check_gate)) {
         team->sync[SHR_TA_DBG_CALL + SHR_DBG_KIND] = (uint64_t)kind + 1;
         __atomic_store_n(&team->sync[SHR_TA_DBG_CALL + SHR_DBG_SEQ], s, __ATOMIC_RELEASE);

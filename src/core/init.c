@@ -180,6 +180,55 @@ static bool pair_is_local(const pe_card_t *cards, int a, int b)
     return !listed_remote(a) && !listed_remote(b);
 }
 
+/* The sharing groups of pair_is_local, in O(n log n): PEs group by node
+ * id, except those that share with nobody (SHIMMER_REMOTE_PES). */
+static const pe_card_t *group_cards;
+
+static bool alone(int pe)
+{
+    return strcmp(shr_config.remote_pes, "all") == 0 || listed_remote(pe);
+}
+
+static int group_cmp(const void *x, const void *y)
+{
+    int a = *(const int *)x, b = *(const int *)y;
+    uint64_t na = group_cards[a].node_id, nb = group_cards[b].node_id;
+    long ka = alone(a) ? a : -1, kb = alone(b) ? b : -1;
+
+    if (na != nb) {
+        return na < nb ? -1 : 1;
+    }
+    if (ka != kb) {
+        return ka < kb ? -1 : 1;
+    }
+    return a < b ? -1 : a > b;
+}
+
+/* shr_g.node_of[pe] = the lowest PE that shares memory with pe. */
+static shr_status_t group_nodes(const pe_card_t *cards)
+{
+    int n = shr_g.n_pes, *idx = malloc((size_t)n * sizeof(int));
+
+    shr_g.node_of = malloc((size_t)n * sizeof(int));
+    if (idx == NULL || shr_g.node_of == NULL) {
+        free(idx);
+        return SHR_ERR_NO_MEMORY;
+    }
+    for (int pe = 0; pe < n; pe++) {
+        idx[pe] = pe;
+    }
+    group_cards = cards;
+    qsort(idx, (size_t)n, sizeof(int), group_cmp);
+    for (int i = 0, first = 0; i < n; i++) {
+        if (i > 0 && !pair_is_local(cards, idx[i], idx[first])) {
+            first = i;
+        }
+        shr_g.node_of[idx[i]] = idx[first]; /* sorted by PE within a group */
+    }
+    free(idx);
+    return SHR_OK;
+}
+
 /* Maps every peer of this node; the peer table is the product of init. */
 static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
 {
@@ -192,7 +241,7 @@ static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
         }
     }
     shr_g.local_pes = calloc((size_t)shr_g.n_pes, sizeof(int));
-    if (shr_g.local_pes == NULL) {
+    if (shr_g.local_pes == NULL || group_nodes(cards) != SHR_OK) {
         return SHR_ERR_NO_MEMORY;
     }
     shr_g.n_local = 0;
@@ -245,6 +294,8 @@ static void unmap_peers(void)
     }
     free(shr_g.local_pes);
     shr_g.local_pes = NULL;
+    free(shr_g.node_of);
+    shr_g.node_of = NULL;
 }
 
 /* Every PE must see the same symmetric layout; a mismatch means different

@@ -50,6 +50,8 @@ typedef struct shr_state {
     int n_local;
     int local_rank;
     int *local_pes;
+    int *node_of;          /* [n_pes] each PE's lowest load/store peer: a node
+                              number every PE agrees on (hierarchical collectives) */
     bool oversubscribed;   /* some node runs more PEs than it has cores */
 
     /* heap segment layout: [user heap | internal heap], mapped at a
