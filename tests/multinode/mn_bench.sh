@@ -1,0 +1,84 @@
+#!/bin/bash
+# mn_bench.sh -- the remote path against its limits, in one run, on two
+# network-namespace hosts over UCX's TCP transport (UCX_TLS=self,tcp):
+#   ucx_perftest ucp_put_lat -s 8, ucp_fadd, ucp_put_bw -s 1 MiB   (the limit)
+#   Shimmer       mn_bench (same patterns through OpenSHMEM calls)
+#   Open MPI OSHMEM (spml ucx) running the same mn_bench source
+# Rounds are interleaved (perftest, Shimmer, OSHMEM, perftest, ...) and the
+# median of ROUNDS is reported with the ratios the issue asks for:
+#   put_lat, fadd within 1.2x of perftest; put_bw >= 90 % of perftest;
+#   each at least as good as OSHMEM.
+#
+#   mn_bench.sh SHIMMER_BUILD_DIR [ROUNDS]     (root; needs mpirun, oshcc, ucx_perftest)
+set -u
+BUILD=$(cd "${1:?usage: mn_bench.sh BUILD_DIR [ROUNDS]}" && pwd)
+ROUNDS=${2:-3}
+HERE=$(cd "$(dirname "$0")" && pwd)
+export NETNS_CLUSTER_PREFIX=${MN_PREFIX:-shmn}
+export NETNS_CLUSTER_NET=${MN_NET:-10.214.0}
+P=$NETNS_CLUSTER_PREFIX
+"$HERE/mn_run.sh" setup > /dev/null || exit $?
+for c in "${NETNS_CLUSTER:-}" "$HERE/../../../shared/tools/netns-cluster" \
+         /work/shared/tools/netns-cluster "$HERE/netns-cluster"; do
+    if [ -n "$c" ] && [ -x "$c" ]; then CLUSTER=$c; break; fi
+done
+for tool in mpirun ucx_perftest; do
+    command -v $tool > /dev/null || { echo "SKIP: no $tool"; exit 77; }
+done
+OMPI_OSHCC=${OMPI_OSHCC:-/usr/bin/oshcc}
+work=$(mktemp -d /tmp/mn_bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+"$BUILD/bin/oshcc" -O2 -o "$work/shimmer_bench" "$HERE/mn_bench.c" || exit 1
+have_oshmem=0
+if [ -x "$OMPI_OSHCC" ] && "$OMPI_OSHCC" -O2 -o "$work/oshmem_bench" "$HERE/mn_bench.c" 2>/dev/null; then
+    have_oshmem=1
+fi
+printf "%s0 slots=1\n%s1 slots=1\n" "$P" "$P" > "$work/hosts"
+FLAGS=$("$CLUSTER" mpiflags)
+UCXENV="UCX_TLS=self,tcp UCX_NET_DEVICES=eth0"
+SERVER_IP=$("$CLUSTER" ip "${P}1")
+
+perftest() { # test size iters -> value (latency us or bandwidth MB/s)
+    local t=$1 s=$2 n=$3 port=$((13000 + RANDOM % 1000)) col
+    "$CLUSTER" exec "${P}1" "env $UCXENV timeout 60 ucx_perftest -p $port" > /dev/null 2>&1 &
+    local spid=$!
+    sleep 0.5
+    out=$("$CLUSTER" exec "${P}0" "env $UCXENV timeout 60 ucx_perftest $SERVER_IP -p $port -t $t -s $s -n $n" 2>&1)
+    wait $spid
+    # "Final:" row: iterations, typical lat, avg lat, overall lat, avg bw, overall bw, ...
+    case $t in
+        *_bw) col=7 ;;    # overall bandwidth (MB/s = 2^20 B/s)
+        *) col=5 ;;       # overall latency (usec)
+    esac
+    awk -v c=$col '/Final:/ { print $c }' <<< "$out"
+}
+
+shmem_run() { # binary -> three lines
+    timeout 300 "$CLUSTER" exec "${P}0" "cd /tmp && mpirun --allow-run-as-root --hostfile $work/hosts $FLAGS -np 2 $* 2>&1"
+}
+
+for ((r = 1; r <= ROUNDS; r++)); do
+    echo "round $r" >&2
+    echo "perftest put_lat $(perftest ucp_put_lat 8 20000)" >> "$work/res"
+    echo "perftest fadd $(perftest ucp_fadd 8 20000)" >> "$work/res"
+    echo "perftest put_bw $(perftest ucp_put_bw 1048576 1000)" >> "$work/res"
+    shmem_run "$work/shimmer_bench" | awk '/^(put_lat|fadd|put_bw) / { print "shimmer", $1, $2 }' >> "$work/res"
+    if [ $have_oshmem = 1 ]; then
+        shmem_run "--mca spml ucx $work/oshmem_bench" |
+            awk '/^(put_lat|fadd|put_bw) / { print "oshmem", $1, $2 }' >> "$work/res"
+    fi
+done
+
+median() { sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "nan" }'; }
+get() { awk -v i="$1" -v m="$2" '$1 == i && $2 == m { print $3 }' "$work/res" | median; }
+echo
+echo "UCX $(ucx_info -v | awk '/Version/ { print $3 }') over TCP between two namespace hosts, median of $ROUNDS interleaved rounds"
+printf "%-8s %12s %12s %12s %10s %10s\n" metric perftest shimmer oshmem shm/perf shm/oshmem
+for m in put_lat fadd put_bw; do
+    p=$(get perftest $m); s=$(get shimmer $m); o=$(get oshmem $m)
+    unit=us; [ $m = put_bw ] && unit=MiB/s
+    printf "%-8s %12s %12s %12s %10s %10s   %s\n" $m "$p" "$s" "$o" \
+        "$(awk -v a="$s" -v b="$p" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" \
+        "$(awk -v a="$s" -v b="$o" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')" "$unit"
+done
+echo "(latency: ratio <= 1.20 meets the target; bandwidth: ratio >= 0.90)"
