@@ -106,7 +106,10 @@ static void check_team_ptr(shmem_team_t team)
     for (int pe = 0; pe < shmem_team_n_pes(team); pe++) {
         int w = shmem_team_translate_pe(team, pe, SHMEM_TEAM_WORLD);
         CHECK(shmem_team_ptr(team, dst, pe) == shmem_ptr(dst, w), "team_ptr pe %d", pe);
-        CHECK(shmem_team_ptr(team, dst, pe) != NULL, "team_ptr on one node");
+        /* every PE of SHMEM_TEAM_SHARED is load/store reachable (spec) */
+        CHECK(shmem_team_translate_pe(SHMEM_TEAM_WORLD, w, SHMEM_TEAM_SHARED) < 0 ||
+                  shmem_team_ptr(team, dst, pe) != NULL,
+              "team_ptr of a SHARED member is NULL");
     }
     CHECK(shmem_team_ptr(team, dst, -1) == NULL, "team_ptr pe -1");
     CHECK(shmem_team_ptr(team, dst, shmem_team_n_pes(team)) == NULL, "team_ptr pe n");
