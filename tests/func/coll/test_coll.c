@@ -119,6 +119,20 @@ static void t_bcast(const group_t *g, size_t size, unsigned seed)
             }
         }
         shmem_team_sync(g->team);
+        /* and with no synchronisation at all: a buffer per call, so the
+         * ring of regions must recycle itself (a barrier every 16 calls) */
+        for (int k = 0; k < 50; k++) {
+            char *s = src + (size_t)k * 4096, *d = dst + (size_t)k * 4096;
+            if (g->idx == k % g->size) {
+                fill(s, size, 7 * k, seed);
+            }
+            CHECK_EQ(shmem_broadcastmem(g->team, d, s, size, k % g->size), 0);
+        }
+        for (int k = 0; k < 50; k++) {
+            check_bytes(dst + (size_t)k * 4096, size, 7 * k, seed, 0, "unsynchronised broadcast",
+                        g, size);
+        }
+        shmem_team_sync(g->team);
     }
 }
 
