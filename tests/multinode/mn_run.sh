@@ -43,7 +43,8 @@ done
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
-OSHRUN=${MN_OSHRUN:-oshrun}
+# Shimmer's oshrun (not Open MPI's, which has the same name): ctest passes it
+OSHRUN=${MN_OSHRUN:-$SRC/build/bin/oshrun}
 export NETNS_CLUSTER_PREFIX=${MN_PREFIX:-shmn}
 export NETNS_CLUSTER_NET=${MN_NET:-10.214.0}
 MN_HOSTS=${MN_HOSTS:-4}

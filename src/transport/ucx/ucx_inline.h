@@ -37,11 +37,13 @@ static SHR_ALWAYS_INLINE void shr_ucx_unlock(shr_ucx_worker_t *w)
     }
 }
 
-/* Called with w's lock held. */
+/* Called with w's lock held; every operation comes through here, so it
+ * also tells the progress thread that the application is in the library. */
 static SHR_ALWAYS_INLINE shr_ucx_peer_t *shr_ucx_peer(shr_ucx_worker_t *w, int pe)
 {
     shr_ucx_peer_t *peer = w->peers[pe];
 
+    __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
     if (SHR_LIKELY(peer != NULL)) {
         return peer;
     }

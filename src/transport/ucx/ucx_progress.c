@@ -12,8 +12,10 @@
  *     no application thread is in the library.  It watches `activity`:
  *       idle mode:  while the counter moves, the application drives; the
  *                   thread sleeps SHIMMER_PROGRESS_INTERVAL microseconds
- *                   at a time and touches nothing (no lock traffic, no
- *                   wake-ups per message);
+ *                   at a time (doubling up to 16 intervals while the
+ *                   application stays in the library) and touches nothing
+ *                   (no lock traffic, no wake-ups per message, the
+ *                   worker's fd not even registered);
  *       event mode: once the counter stood still for a whole interval, the
  *                   thread drains the default worker, arms it and sleeps
  *                   in epoll on its event fd: woken by the first incoming
@@ -39,7 +41,7 @@ static struct {
     pthread_t thread;
     bool running;
     int idle_ep;            /* epoll set: the stop fd */
-    int event_ep;           /* epoll set: the stop fd and the worker's fd */
+    int event_ep;           /* epoll set: the stop fd, and the worker's fd in event mode */
     int stopfd;
     int efd;                /* the default worker's event fd */
 } shr_ucx_pt = {.idle_ep = -1, .event_ep = -1, .stopfd = -1, .efd = -1};
@@ -109,7 +111,7 @@ static void *shr_ucx_pt_main(void *arg)
 {
     shr_ucx_worker_t *d = shr_ucx.dflt;
     long interval_us = shr_config.progress_interval > 0 ? shr_config.progress_interval : 1000;
-    int idle_ms = (int)((interval_us + 999) / 1000);
+    int interval_ms = (int)((interval_us + 999) / 1000), idle_ms = interval_ms;
     uint64_t seen = __atomic_load_n(&shr_ucx.activity, __ATOMIC_RELAXED);
     bool event_mode = false;
     struct epoll_event ev;
@@ -123,8 +125,21 @@ static void *shr_ucx_pt_main(void *arg)
             }
             uint64_t now = __atomic_load_n(&shr_ucx.activity, __ATOMIC_RELAXED);
             if (now != seen) {
+                /* the application is driving: look again later and later
+                 * (up to 16 intervals), so that a PE in the library long
+                 * is not interrupted a thousand times a second */
                 seen = now;
-                continue; /* the application is driving */
+                idle_ms = idle_ms < 16 * interval_ms ? 2 * idle_ms : idle_ms;
+                continue;
+            }
+            idle_ms = interval_ms;
+            /* watch the worker's fd only now: a registered fd costs every
+             * incoming packet a walk through the nested epoll sets */
+            struct epoll_event add = {.events = EPOLLIN, .data.fd = shr_ucx_pt.efd};
+            if (epoll_ctl(shr_ucx_pt.event_ep, EPOLL_CTL_ADD, shr_ucx_pt.efd, &add) != 0) {
+                shr_warn_once("progress thread: epoll_ctl: %m; peers wait while this PE "
+                              "computes");
+                continue;
             }
             event_mode = true;
             shr_debug(SHR_LOG_UCX, "progress thread: application idle, serving peers");
@@ -146,6 +161,7 @@ static void *shr_ucx_pt_main(void *arg)
         if (now != seen) {
             seen = now;
             event_mode = false; /* back in the library: it drives again */
+            epoll_ctl(shr_ucx_pt.event_ep, EPOLL_CTL_DEL, shr_ucx_pt.efd, NULL);
         }
     }
     return NULL;
@@ -172,11 +188,6 @@ shr_status_t shr_ucx_progress_thread_start(const char *routine)
     ev.data.fd = shr_ucx_pt.stopfd;
     if (epoll_ctl(shr_ucx_pt.idle_ep, EPOLL_CTL_ADD, shr_ucx_pt.stopfd, &ev) != 0 ||
         epoll_ctl(shr_ucx_pt.event_ep, EPOLL_CTL_ADD, shr_ucx_pt.stopfd, &ev) != 0) {
-        shr_error("%s: epoll_ctl: %m", routine);
-        goto err;
-    }
-    ev.data.fd = shr_ucx_pt.efd;
-    if (epoll_ctl(shr_ucx_pt.event_ep, EPOLL_CTL_ADD, shr_ucx_pt.efd, &ev) != 0) {
         shr_error("%s: epoll_ctl: %m", routine);
         goto err;
     }
