@@ -483,6 +483,9 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
         goto err_peers;
     }
     shr_g.wait_spin = auto_wait_spin();
+    shr_g.wait_sleep_after_ns = 1000ull * (uint64_t)(shr_config.wait_sleep_after >= 0
+                                                         ? shr_config.wait_sleep_after
+                                                         : shr_g.oversubscribed ? 500 : 2000);
     shr_g.thread_level = requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
                                                           : requested < SHMEM_THREAD_SINGLE
                                                                 ? SHMEM_THREAD_SINGLE

@@ -35,6 +35,7 @@ typedef struct shr_state {
     int n_pes;
     int needs_progress;  /* some peer is remote: waits must drive the transport */
     unsigned wait_spin;  /* pauses before a waiter starts yielding */
+    uint64_t wait_sleep_after_ns; /* waits longer than this sleep (wait_inline.h) */
     shr_seg_t seg[SHR_SEG_COUNT];
 
     /* ---- cold ---- */

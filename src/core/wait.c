@@ -20,19 +20,41 @@ void shr_progress(void)
     shr_remote_progress();
 }
 
+#define SHR_WAIT_SLEEP_MAX_NS 1000000ull /* 1 ms */
+
+static void report_hang(shr_waiter_t *waiter, uint64_t now)
+{
+    uint64_t timeout = (uint64_t)shr_config.hang_timeout * 1000000000ull;
+
+    if (now - waiter->reported_ns > timeout && now - waiter->since_ns > timeout) {
+        shr_warn("%s has waited for more than %ld s; a PE may be missing from it",
+                 waiter->what, (long)((now - waiter->since_ns) / 1000000000ull));
+        waiter->reported_ns = now;
+    }
+}
+
 void shr_waiter_yield(shr_waiter_t *waiter)
 {
-    sched_yield();
-    /* the clock is read every 1024 yields only: a yield costs ~0.3 us */
-    if ((++waiter->yields & 1023) != 0 || !shr_config.debug || waiter->what == NULL) {
+    /* a yield costs ~0.3 us and a clock read ~20 ns: while yielding, look
+     * at the clock on every 16th round; once napping, on every round */
+    if (!waiter->sleeping && (waiter->yields++ & 15) != 0) {
+        sched_yield();
         return;
     }
     uint64_t now = now_ns();
     if (waiter->since_ns == 0) {
         waiter->since_ns = now;
-    } else if (now - waiter->since_ns > (uint64_t)shr_config.hang_timeout * 1000000000ull) {
-        shr_warn("%s has waited for more than %ld s; a PE may be missing from it",
-                 waiter->what, shr_config.hang_timeout);
-        waiter->since_ns = now;
     }
+    uint64_t waited = now - waiter->since_ns;
+    if (SHR_UNLIKELY(shr_config.debug) && waiter->what != NULL) {
+        report_hang(waiter, now);
+    }
+    if (waited < shr_g.wait_sleep_after_ns) {
+        sched_yield();
+        return;
+    }
+    waiter->sleeping = true;
+    uint64_t nap = waited / 8 < SHR_WAIT_SLEEP_MAX_NS ? waited / 8 : SHR_WAIT_SLEEP_MAX_NS;
+    struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)nap};
+    nanosleep(&ts, NULL);
 }

@@ -4,13 +4,18 @@
  * through shr_waiter_pause().
  *
  * Policy: poll with a CPU pause for shr_g.wait_spin rounds (fast hand-off when
- * every PE has a core), then yield the CPU on every round so that PEs that
- * outnumber the cores still run the PE that will write the flag.  Waits also
- * drive the remote transport when some peer needs software progress.
+ * every PE has a core), then yield the CPU on every round, and once the wait
+ * has lasted shr_g.wait_sleep_after_ns, sleep for an eighth of the time
+ * waited so far (at most 1 ms).  Sleeping waiters are not runnable, so PEs
+ * that outnumber the cores leave the CPU to the PE that will write the flag
+ * (yielding alone still shares it with every waiter), and a long wait costs
+ * no power; the added latency is at most ~1/8 of the wait.  Waits also drive
+ * the remote transport when some peer needs software progress.
  */
 #ifndef SHR_WAIT_INLINE_H
 #define SHR_WAIT_INLINE_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/state.h"
@@ -18,11 +23,13 @@
 typedef struct shr_waiter {
     unsigned spins;
     unsigned yields;
-    uint64_t since_ns;          /* when yielding started (hang reports) */
+    bool sleeping;              /* waited long enough to nap between polls */
+    uint64_t since_ns;          /* when yielding started */
+    uint64_t reported_ns;       /* last hang report (debug mode) */
     const char *what;           /* for hang reports in debug mode; may be NULL */
 } shr_waiter_t;
 
-#define SHR_WAITER_INIT(_what) {0, 0, 0, (_what)}
+#define SHR_WAITER_INIT(_what) {0, 0, false, 0, 0, (_what)}
 
 /* Out of line: yield, progress, debug-mode hang report. */
 SHR_COLD void shr_waiter_yield(shr_waiter_t *waiter);
