@@ -32,6 +32,8 @@ shr_state_t shr_g = {.check_gate = 1, .wait_spin = 64};
 /* What every PE tells the others at init (one allgather). */
 typedef struct pe_card {
     uint64_t node_id;           /* same value = same node: may share memory */
+    uint64_t machine_id;        /* same value = same kernel: shares the CPUs (network-
+                                   namespace "nodes" of one machine do) */
     uint64_t cpus[16];          /* CPUs this PE may run on (bit mask, CPUs 0..1023) */
     char host[64];
     size_t heap_size, internal_size;
@@ -54,7 +56,7 @@ static uint64_t fnv1a(uint64_t hash, const char *text)
  * have their own names (and must talk over the network), real machines
  * have their own boot ids.  The name is the starter's when it gives one
  * (PMIx's PMIX_HOSTNAME), so PEs agree with the launcher on nodes. */
-static uint64_t node_identity(void)
+static uint64_t node_identity(uint64_t *machine_p)
 {
     shr_boot_node_t node;
 
@@ -67,6 +69,7 @@ static uint64_t node_identity(void)
         close(fd);
     }
     shr_boot_node(&node);
+    *machine_p = fnv1a(0xcbf29ce484222325ull, boot_id);
     return fnv1a(fnv1a(0xcbf29ce484222325ull, node.name[0] != '\0' ? node.name : shr_g.host),
                  boot_id);
 }
@@ -113,7 +116,8 @@ static void cpu_mask(uint64_t mask[16])
     }
 }
 
-/* Does some node run more PEs than the CPUs its PEs may use together?
+/* Does some machine run more PEs than the CPUs its PEs may use together
+ * (a machine: one kernel, which may host several network-namespace nodes)?
  * Every PE computes the same answer from the same cards.  (Bound PEs have
  * one CPU each, which is not oversubscription: hence the union.) */
 static bool job_is_oversubscribed(const pe_card_t *cards, int n_pes)
@@ -122,7 +126,7 @@ static bool job_is_oversubscribed(const pe_card_t *cards, int n_pes)
         uint64_t cpus[16] = {0};
         int on_node = 0, n_cpus = 0;
         for (int peer = 0; peer < n_pes; peer++) {
-            if (cards[peer].node_id == cards[pe].node_id) {
+            if (cards[peer].machine_id == cards[pe].machine_id) {
                 on_node++;
                 for (int w = 0; w < 16; w++) {
                     cpus[w] |= cards[peer].cpus[w];
@@ -273,7 +277,7 @@ static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
         }
         shr_g.local_pes[shr_g.n_local++] = pe;
     }
-    /* the node is what shares the cores, whatever SHIMMER_REMOTE_PES says */
+    /* the machine is what shares the cores, whatever SHIMMER_REMOTE_PES says */
     shr_g.oversubscribed = job_is_oversubscribed(cards, shr_g.n_pes);
     return SHR_OK;
 }
@@ -430,7 +434,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
 
     memset(&card, 0, sizeof(card));
     snprintf(card.host, sizeof(card.host), "%s", shr_g.host);
-    card.node_id = node_identity();
+    card.node_id = node_identity(&card.machine_id);
     cpu_mask(card.cpus);
     status = create_segments(&card, routine);
     if (status != SHR_OK) {
