@@ -13,6 +13,7 @@
 #ifndef SHR_UCX_INLINE_H
 #define SHR_UCX_INLINE_H
 
+#include <sched.h>
 #include <string.h>
 
 #include "transport/ucx/ucx.h"
@@ -82,9 +83,13 @@ static SHR_ALWAYS_INLINE void shr_ucx_wait_step(shr_ucx_worker_t *w)
 }
 
 /* Waits for a request of w (lock held) and frees it; the operation's
- * status.  NULL is immediate success, an error pointer its status. */
+ * status.  NULL is immediate success, an error pointer its status.  Like
+ * every wait (core/wait_inline.h), it polls shr_g.wait_spin times and then
+ * yields the CPU each round: a peer on an oversubscribed machine may need
+ * it to answer. */
 static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_request_wait(shr_ucx_worker_t *w, void *req)
 {
+    unsigned spins = 0;
     ucs_status_t st;
 
     if (SHR_LIKELY(req == NULL)) {
@@ -95,6 +100,9 @@ static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_request_wait(shr_ucx_worker_t *w, 
     }
     while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
         shr_ucx_wait_step(w);
+        if (SHR_UNLIKELY(++spins > shr_g.wait_spin)) {
+            sched_yield();
+        }
     }
     ucp_request_free(req);
     return st;
