@@ -2117,6 +2117,9 @@ void pshmem_clear_lock(long *lock);
 /* profiling */
 void pshmem_pcontrol(int level, ...);
 
+/* legacy_swap */
+long pshmem_swap(long *target, long value, int pe);
+
 /* cache */
 void pshmem_clear_cache_inv(void);
 void pshmem_set_cache_inv(void);

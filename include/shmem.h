@@ -2116,6 +2116,11 @@ void shmem_clear_lock(long *lock);
 /* profiling */
 void shmem_pcontrol(int level, ...);
 
+/* legacy_swap */
+#if !defined(__cplusplus) && !(defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L)
+long shmem_swap(long *target, long value, int pe);
+#endif
+
 /* cache */
 void shmem_clear_cache_inv(void);
 void shmem_set_cache_inv(void);

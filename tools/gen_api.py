@@ -95,7 +95,7 @@ def read_families(path):
         if key == "proto":
             fam.protos.append(value)
         elif key in ("names", "class", "sizes", "ctx", "generic", "ret",
-                     "params", "body", "header", "test"):
+                     "params", "body", "header", "test", "cguard"):
             fam.keys[key] = value
         else:
             sys.exit("%s:%d: unknown key %r" % (path, lineno, key))
@@ -191,8 +191,15 @@ def header_prototypes(families, prefix, header):
             continue
         out.append("")
         out.append("/* %s */" % fam.name)
+        # cguard: a name the public header may show only under a condition
+        # (the profiling twin never collides, so pshmem.h shows it always)
+        cguard = fam.keys.get("cguard") if not prefix else None
+        if cguard:
+            out.append("#if %s" % cguard)
         for r in rs:
             out += guarded(lambda r: [r.decl(prefix) + ";"], r)
+        if cguard:
+            out.append("#endif")
     return out
 
 

@@ -68,4 +68,104 @@ def outputs(types, families):
         gen + "test_gen_signal.c": program("generated put-with-signal over every type", sig),
         gen + "test_gen_p2p.c": program("generated wait/test over every type", p2p,
                                         store_helpers(types)),
+        gen + "test_gen_generic.c": generic_test(types, families),
+        gen + "test_gen_generic_cxx.cpp": ["/* %s */" % BANNER,
+                                           "/* The generic test compiled as C++: the overloads. */",
+                                           '#include "test_gen_generic.c"'],
     }
+
+
+# ------------------------------------------------------------------ generics
+# Arguments by parameter name: every call is valid at run time on any PE
+# count up to 64 (targets are this PE or team WORLD, buffers hold 64
+# elements, wait conditions hold at once).
+GENERIC_ARGS = {
+    "dest": "d_{T}", "source": "s_{T}", "fetch": "f_{T}", "ivar": "d_{T}", "ivars": "d_{T}",
+    "cmp_values": "s_{T}", "nelems": "1", "nreduce": "1", "pe": "me", "dst": "1", "sst": "1",
+    "bsize": "1", "nblocks": "1", "value": "({TYPE})0", "cond": "({TYPE})0",
+    "cmp_value": "({TYPE})0", "cmp": "SHMEM_CMP_EQ", "status": "NULL", "indices": "idx",
+    "sig_addr": "&sig", "signal": "1", "sig_op": "SHMEM_SIGNAL_SET",
+    "team": "SHMEM_TEAM_WORLD", "PE_root": "0", "ctx": "SHMEM_CTX_DEFAULT",
+}
+
+
+def generic_test(types, families):
+    from gen_api import split_params, param_name
+    used_types, interposed, calls = [], [], []
+    for fam in families:
+        if not fam.generic:
+            continue
+        gname, pidx, const, sel, typed, has_ctx = fam.generic
+        by_name = {r.name: r for r in fam.routines}
+        for t in sel:
+            if t not in used_types:
+                used_types.append(t)
+            for ctx in ([False, True] if has_ctx else [False]):
+                fn = typed.replace("{T}", t.name)
+                fn = fn.replace("shmem_", "shmem_ctx_", 1) if ctx else fn
+                r = by_name[fn]
+                interposed.append(r)
+                args = [GENERIC_ARGS[param_name(p)].replace("{T}", t.name).replace("{TYPE}", t.ctype)
+                        for p in split_params(r.params)]
+                variants = [args]
+                if const:  # the selection names const T * too
+                    k = pidx + (1 if ctx else 0)
+                    variants.append(args[:k] + ["(const %s *)%s" % (t.ctype, args[k])] + args[k + 1:])
+                for a in variants:
+                    call = "    expect(\"%s\"); (void)%s(%s); check(\"%s\");" % (
+                        fn, gname, ", ".join(a), gname)
+                    if r.ret == "void":
+                        call = call.replace("(void)", "")
+                    if gname == "shmem_wait_until" and t.name == "long" and not ctx:
+                        # in C++ this is the deprecated C function of that very
+                        # signature (shmem.h cannot overload it), not interposed here
+                        call = "#ifndef __cplusplus\n" + call + "\n#endif"
+                    calls += (["#ifdef %s" % t.guard, call, "#endif"] if t.guard else [call])
+    out = ["/* %s */" % BANNER,
+           "/* Every C11 type-generic name (C++: every overload) with every type of",
+           " * its selection, with and without a context: each call must reach the",
+           " * typed routine of its type.  The typed routines are interposed here",
+           " * through the profiling interface to record which one ran. */",
+           "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>",
+           "#include <shmem.h>", "#include <pshmem.h>", "",
+           "static const char *hit, *want;", "static int me;",
+           "static size_t idx[64];", "static uint64_t sig;", ""]
+    for t in used_types:
+        # f_ is only used by the fetching nbi AMOs of some types
+        decl = "static %s d_%s[64], s_%s[64], f_%s[64] __attribute__((unused));" % (
+            t.ctype, t.name, t.name, t.name)
+        out += ["#ifdef %s" % t.guard, decl, "#endif"] if t.guard else [decl]
+    out += ["",
+            "static void expect(const char *name)", "{", "    want = name;", "    hit = NULL;", "}", "",
+            "static void check(const char *generic)", "{",
+            "    if (hit == NULL || strcmp(hit, want) != 0) {",
+            "        fprintf(stderr, \"FAIL [pe %d] %s reached %s, want %s\\n\", me, generic,",
+            "                hit ? hit : \"nothing\", want);",
+            "        shmem_global_exit(1);", "    }", "}", "",
+            "#ifdef __cplusplus", 'extern "C" {', "#endif"]
+    from gen_api import split_params as sp, param_name as pn
+    for r in interposed:
+        args = ", ".join(pn(p) for p in sp(r.params))
+        ret = "" if r.ret == "void" else "return "
+        body = ["%s" % r.decl(), "{", "    hit = \"%s\";" % r.name, "    %sp%s(%s);" % (ret, r.name, args), "}"]
+        out += (["#ifdef %s" % r.guard] + body + ["#endif"]) if r.guard else body
+    # the generic names that are also C functions (written by hand in shmem.h)
+    out += ["int shmem_team_sync(shmem_team_t team)", "{", "    hit = \"shmem_team_sync\";",
+            "    return pshmem_team_sync(team);", "}",
+            "void shmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)",
+            "{", "    hit = \"shmem_ctx_signal_add\";", "    pshmem_ctx_signal_add(ctx, sig_addr, signal, pe);", "}",
+            "void shmem_ctx_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)",
+            "{", "    hit = \"shmem_ctx_signal_set\";", "    pshmem_ctx_signal_set(ctx, sig_addr, signal, pe);", "}"]
+    calls += ['    expect("shmem_team_sync"); (void)shmem_sync(SHMEM_TEAM_WORLD); check("shmem_sync");',
+              '    expect("shmem_ctx_signal_add"); shmem_signal_add(SHMEM_CTX_DEFAULT, &sig, 1, me); '
+              'check("shmem_signal_add");',
+              '    expect("shmem_ctx_signal_set"); shmem_signal_set(SHMEM_CTX_DEFAULT, &sig, 1, me); '
+              'check("shmem_signal_set");']
+    out += ["#ifdef __cplusplus", "}", "#endif", "",
+            "int main(void)", "{", "    shmem_init();", "    me = shmem_my_pe();",
+            "    if (shmem_n_pes() > 64) {", "        shmem_finalize();", "        return 77;", "    }"]
+    out += calls
+    out += ["    shmem_barrier_all();", "    if (me == 0) {",
+            "        printf(\"PASS every generic name reaches the routine of its type\\n\");",
+            "    }", "    shmem_finalize();", "    return 0;", "}"]
+    return out

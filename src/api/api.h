@@ -15,6 +15,7 @@
 /* Every routine is defined as pshmem_<name>; shmem_<name> is a weak alias,
  * so a profiling tool can define shmem_<name> and call pshmem_<name>. */
 #define SHR_API_ALIAS(_name) \
-    extern __typeof__(p##_name) _name __attribute__((weak, alias("p" #_name)));
+    extern __typeof__(p##_name) _name \
+        __attribute__((weak, alias("p" #_name), visibility("default")));
 
 #endif
