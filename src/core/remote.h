@@ -51,5 +51,10 @@ void shr_remote_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest
 void shr_remote_fence(shr_ctx_t *ctx);
 void shr_remote_quiet(shr_ctx_t *ctx, const int *pes, size_t npes);
 void shr_remote_progress(void);
+/* Sleeps for up to `ns` nanoseconds, waking early when an operation of a
+ * remote peer arrives (the caller's next shr_remote_progress serves it): the
+ * wait primitive's nap, so that a napping PE still answers at once.  True
+ * when woken by (or returning for) such traffic.  Thread-safe. */
+bool shr_remote_nap(uint64_t ns);
 
 #endif

@@ -3,6 +3,7 @@
 #include "core/remote.h"
 
 #include <stdio.h>
+#include <time.h>
 
 #include "core/state.h"
 #include "util/log.h"
@@ -89,4 +90,11 @@ void shr_remote_quiet(shr_ctx_t *ctx, const int *pes, size_t npes)
 
 void shr_remote_progress(void)
 {
+}
+
+bool shr_remote_nap(uint64_t ns)
+{
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+    nanosleep(&ts, NULL);
+    return false;
 }

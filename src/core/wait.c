@@ -55,6 +55,15 @@ void shr_waiter_yield(shr_waiter_t *waiter)
     }
     waiter->sleeping = true;
     uint64_t nap = waited / 8 < SHR_WAIT_SLEEP_MAX_NS ? waited / 8 : SHR_WAIT_SLEEP_MAX_NS;
+    if (shr_g.needs_progress) {
+        /* woken early by a remote peer's operation; while peers keep
+         * sending, poll again instead of napping (each nap costs a wake-up) */
+        if (shr_remote_nap(nap)) {
+            waiter->sleeping = false;
+            waiter->since_ns = 0;
+        }
+        return;
+    }
     struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)nap};
     nanosleep(&ts, NULL);
 }

@@ -65,11 +65,11 @@ static shr_status_t shr_ucx_context_create(const char *routine, int local_size)
     params.field_mask = UCP_PARAM_FIELD_FEATURES | UCP_PARAM_FIELD_MT_WORKERS_SHARED |
                         UCP_PARAM_FIELD_ESTIMATED_NUM_EPS | UCP_PARAM_FIELD_ESTIMATED_NUM_PPN |
                         UCP_PARAM_FIELD_NAME;
-    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64;
-    shr_ucx.wakeup = shr_config.progress_thread != SHR_PROGRESS_THREAD_OFF;
-    if (shr_ucx.wakeup) {
-        params.features |= UCP_FEATURE_WAKEUP;
-    }
+    /* wake-up events: the progress thread, and waits that nap (core/wait.c)
+     * sleep on the worker's fd so that a peer's message ends the nap */
+    params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
+                      UCP_FEATURE_WAKEUP;
+    shr_ucx.wakeup = true;
     params.mt_workers_shared = 1; /* contexts' workers run in different threads */
     params.estimated_num_eps = (size_t)shr_g.n_pes;
     params.estimated_num_ppn = (size_t)(local_size > 0 ? local_size : 1);

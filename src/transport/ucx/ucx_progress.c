@@ -30,8 +30,10 @@
 #include "transport/ucx/ucx_inline.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/env.h"
@@ -73,6 +75,35 @@ void shr_ucx_progress_all(void)
         }
         pthread_mutex_unlock(&shr_ucx.list_lock);
     }
+}
+
+/* The wait primitive's nap: drain the default worker, arm it and sleep on
+ * its event fd, so that the first message from a peer ends the nap (the
+ * waiter's next progress serves it) instead of waiting out the sleep. */
+bool shr_remote_nap(uint64_t ns)
+{
+    shr_ucx_worker_t *d = shr_ucx.dflt;
+    struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};
+    int efd = -1;
+
+    if (shr_ucx.active && shr_ucx.wakeup && pthread_mutex_trylock(&d->lock) == 0) {
+        while (ucp_worker_progress(d->worker) != 0) {
+        }
+        ucs_status_t st = ucp_worker_arm(d->worker);
+        if (st == UCS_OK) {
+            (void)ucp_worker_get_efd(d->worker, &efd);
+        }
+        pthread_mutex_unlock(&d->lock);
+        if (st == UCS_ERR_BUSY) {
+            return true; /* something arrived meanwhile: poll again */
+        }
+    }
+    if (efd < 0) {
+        nanosleep(&ts, NULL); /* someone else drives the worker, or no fd */
+        return false;
+    }
+    struct pollfd pfd = {.fd = efd, .events = POLLIN};
+    return ppoll(&pfd, 1, &ts, NULL) > 0;
 }
 
 bool shr_ucx_progress_thread_wanted(void)
