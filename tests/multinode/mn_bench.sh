@@ -14,8 +14,8 @@ set -u
 BUILD=$(cd "${1:?usage: mn_bench.sh BUILD_DIR [ROUNDS]}" && pwd)
 ROUNDS=${2:-3}
 HERE=$(cd "$(dirname "$0")" && pwd)
-export NETNS_CLUSTER_PREFIX=${MN_PREFIX:-shmn}
-export NETNS_CLUSTER_NET=${MN_NET:-10.214.0}
+export MN_PREFIX=${MN_PREFIX:-mnbench} MN_NET=${MN_NET:-10.215.0}
+export NETNS_CLUSTER_PREFIX=$MN_PREFIX NETNS_CLUSTER_NET=$MN_NET
 P=$NETNS_CLUSTER_PREFIX
 "$HERE/mn_run.sh" setup > /dev/null || exit $?
 for c in "${NETNS_CLUSTER:-}" "$HERE/../../../shared/tools/netns-cluster" \

@@ -18,8 +18,9 @@
 #   setup      create the namespace hosts (ctest fixture); teardown: remove
 #
 # The hosts come from netns-cluster (../shared/tools, or NETNS_CLUSTER=path)
-# under their own prefix and subnet (MN_PREFIX, default "shmn", 10.214.0.0/24)
-# so that nobody else's namespaces are touched.  MN_HOSTS (default 4) hosts
+# under their own prefix and subnet (MN_PREFIX/MN_NET; ctest gives each build
+# tree its own, by hand the default is "shmn", 10.214.0.0/24) so that nobody
+# else's namespaces are touched.  MN_HOSTS (default 4) hosts
 # exist while the tests run; a test uses the first H.
 set -u
 
