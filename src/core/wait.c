@@ -36,8 +36,10 @@ static void report_hang(shr_waiter_t *waiter, uint64_t now)
 void shr_waiter_yield(shr_waiter_t *waiter)
 {
     /* a yield costs ~0.3 us and a clock read ~20 ns: while yielding, look
-     * at the clock on every 16th round; once napping, on every round */
-    if (!waiter->sleeping && (waiter->yields++ & 15) != 0) {
+     * at the clock on every 16th round; once napping, on every round.
+     * `yields` counts every round (callers pace their own checks by it). */
+    unsigned round = waiter->yields++;
+    if (!waiter->sleeping && (round & 15) != 0) {
         sched_yield();
         return;
     }

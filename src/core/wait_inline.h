@@ -22,7 +22,7 @@
 
 typedef struct shr_waiter {
     unsigned spins;
-    unsigned yields;
+    unsigned yields;            /* rounds past the spin phase (yields and naps) */
     bool sleeping;              /* waited long enough to nap between polls */
     uint64_t since_ns;          /* when yielding started */
     uint64_t reported_ns;       /* last hang report (debug mode) */
