@@ -462,12 +462,6 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     if (status != SHR_OK) {
         goto err_peers;
     }
-    /* every peer holds its mappings now: names and descriptors can go */
-    status = shr_boot_barrier();
-    if (status != SHR_OK) {
-        goto err_peers;
-    }
-    shr_shm_seg_unlink(&my_heap);
     status = shr_remote_init(routine);
     if (status != SHR_OK) {
         goto err_peers;
@@ -510,6 +504,9 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     }
     print_banner();
     shr_coll_barrier(shr_team_world);
+    /* every peer holds its mappings now: a file-backed segment's name can go
+     * (after the barrier init needs anyway: no extra launcher round trip) */
+    shr_shm_seg_unlink(&my_heap);
     *provided_p = shr_g.thread_level;
     return SHR_OK;
 
