@@ -55,6 +55,7 @@ int main(int argc, char **argv)
                 x += i * 0.5;
             }
         }
+        (void)x;
         finished_at = now_s() - start;
     } else {
         long got[WORDS];
