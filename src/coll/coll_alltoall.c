@@ -50,6 +50,10 @@ static void alltoall_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
     size_t bytes = block_bytes(a);
 
+    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+        shr_coll_alltoall_hier(c, a); /* members on several nodes (coll_hier*.c) */
+        return;
+    }
     if (bytes <= shr_coll_eager_max() &&
         shr_coll_slot_size(c, bytes, (size_t)c->team->n_pes - 1) != 0) {
         shr_coll_alltoall_eager(c, a);

@@ -128,6 +128,10 @@ void shr_coll_collect_flat(shr_coll_t *c, const shr_coll_args_t *a)
 
 static void collect_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
+    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+        shr_coll_collect_hier(c, a); /* members on several nodes (coll_hier*.c) */
+        return;
+    }
     shr_coll_collect_flat(c, a);
 }
 
@@ -137,6 +141,10 @@ static void fcollect_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
     int n1 = c->team->n_pes - 1;
 
+    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+        shr_coll_fcollect_hier(c, a); /* members on several nodes (coll_hier*.c) */
+        return;
+    }
     if (a->len <= shr_coll_eager_max() && shr_coll_slot_size(c, a->len, (size_t)n1) != 0) {
         shr_coll_fcollect_eager(c, a);
     } else {

@@ -1,103 +1,68 @@
 /*
- * coll_hier.c -- hierarchical collectives, for teams that span nodes with
- * more than one member on some node: a node-local phase through the shared
- * mappings (loads, stores, CPU atomics), one leader per node over the remote
- * transport, and node-local again.  Network traffic is per node, not per PE.
+ * coll_hier.c -- hierarchical collectives for member sets that span nodes:
+ * the node structure (plans and their caches), the node-phase set-up, the
+ * leaders' view, and the barrier and broadcast.  coll_hier_reduce.c has the
+ * reductions and scans, coll_hier_collect.c collect, fcollect and
+ * alltoall(s); coll_hier_int.h the signals they share.
  *
- *   barrier  members add to their leader's arrival counter and wait for
- *            its release; leaders run a dissemination barrier among
- *            themselves (ceil(log2 nodes) rounds), then release their
- *            members.  Epoch flags, like the flat barriers, on the same
- *            team lines (a team always uses one barrier algorithm).
- *   bcast    the root leads its node; leaders broadcast among themselves
- *            with the engine's algorithms (eager into a slot for small
- *            data, binomial tree of puts above; pipelined chain for large
- *            data over few leaders), each leader then pushes the data into
- *            its members' dest through the mapping and flags them.
- *   reduce   each leader combines its members' sources, read in place
- *            through the mapping, into its dest; leaders reduce among
- *            themselves in place (engine: eager for small vectors, else
- *            reduce-scatter + allgather or a tree); each leader pushes the
- *            result into its members' dest and flags them.
+ *   barrier  members add to their leader's arrival counter and wait for its
+ *            release; leaders run a dissemination barrier among themselves
+ *            (ceil(log2 nodes) rounds), then release their members.
+ *   bcast    the root leads its node.  Leaders: eager (one slot write, up
+ *            to SHIMMER_COLL_EAGER_SIZE), else a binomial tree of puts, or
+ *            a chain (few leaders, large data); large data travels in
+ *            pipelined chunks of SHR_HIER_PIPE.  Node phase, chunk by chunk
+ *            as chunks reach the leader: the leader writes its members'
+ *            dests (small totals), or the members copy from the leader's
+ *            buffer in parallel and tell it when done (large).
  *
- * Leaders: the lowest member of each node in team order (broadcast: the root
- * for the root's node).  The leaders' phase runs on a stack view team made of
- * the leaders, with the call's ring region as its words: only leaders touch
- * them.  Node-local phases use two words of each PE's hierarchy line
- * (SHR_TA_HIER): an arrival counter on the leader (members ADD, the leader
- * waits and subtracts: early arrivals of a next call survive) and a release
- * flag on each member (the call's number; only grows).
- *
- * Not hierarchical (flat algorithms over every member, correct on any
- * layout): active-set forms (pSync has no room for the node phases),
- * collect/fcollect, alltoall(s) and scan (their data is per member pair or
- * in member order, so node aggregation saves no transfer).
+ * Leaders: each node's lowest member (rooted calls: the root for its node).
+ * A node is a group of PEs that share memory (shr_g.node_of), so any member
+ * set works: strided teams, explicit lists, cyclic placement, nodes with one
+ * member, uneven nodes.  Network messages per call scale with nodes.
+ * Active sets run the same algorithms on pSync (coll_hier_int.h).
  */
+#include <pthread.h>
 #include <stdlib.h>
 
-#include "coll/coll_int.h"
+#include "coll/coll_hier_int.h"
 #include "core/check.h"
+#include "util/log.h"
 
-#define HIER_UP   (SHR_TA_HIER + 0)               /* leader: members arrived (counter) */
-#define HIER_DOWN (SHR_TA_HIER + SHR_SYNC_LINE)   /* member: released for call N (flag) */
+/* ---- plans ---- */
 
-/* A team call's node structure. */
-typedef struct hier {
-    int n_nodes;
-    int my_node;        /* index in leaders[] */
-    int n_local;
-    int my_local;       /* index in local[] (0 = the leader) */
-    int *local;         /* members of my node, leader first, then team order */
-    int *leaders;       /* each node's leader, in team order of the nodes' first members */
-    int stack[2][64];
-    bool heap;
-} hier_t;
-
-/* The node of world PE `pe` as a number shared by the node's PEs. */
 static int node_key(int pe)
 {
     return shr_g.node_of != NULL ? shr_g.node_of[pe] : pe;
 }
 
-static void hier_free(hier_t *h)
+/* Builds the plan of `team` (a team or an active-set view); NULL when out of
+ * memory (the callers then run flat algorithms, which need none). */
+static shr_hier_plan_t *plan_build(const shr_team_t *team)
 {
-    if (h->heap) {
-        free(h->local);
-        free(h->leaders);
-    }
-}
-
-/* Builds h for `team`; `root` (>= 0) leads its node.  False when the team
- * is not worth a hierarchy (one node, or one member per node). */
-static bool hier_plan(const shr_team_t *team, int root, hier_t *h)
-{
-    int n = team->n_pes, me = team->my_pe;
-    int my_key = node_key(shr_team_world_pe(team, me));
+    int n = team->n_pes;
     size_t cap = 16;
 
     while (cap < 2 * (size_t)n) {
         cap <<= 1;
     }
+    shr_hier_plan_t *p = calloc(1, sizeof(*p) + (4 * (size_t)n + 1) * sizeof(int));
     int *keys = malloc(cap * 2 * sizeof(int)); /* open hash: key, node index */
-    memset(h, 0, sizeof(*h));
-    if (n <= 64) {
-        h->local = h->stack[0];
-        h->leaders = h->stack[1];
-    } else {
-        h->local = malloc((size_t)n * sizeof(int));
-        h->leaders = malloc((size_t)n * sizeof(int));
-        h->heap = true;
-    }
-    if (keys == NULL || h->local == NULL || h->leaders == NULL) {
+    int *fill = malloc(((size_t)n + 1) * sizeof(int));
+    if (p == NULL || keys == NULL || fill == NULL) {
+        free(p);
         free(keys);
-        hier_free(h);
-        return false; /* no memory: the flat algorithms need none */
+        free(fill);
+        return NULL;
     }
+    p->n = n;
+    p->node = (int *)(p + 1);
+    p->members = p->node + n;
+    p->leader_pe = p->members + n;
+    p->first = p->leader_pe + n;
     for (size_t i = 0; i < cap; i++) {
         keys[2 * i] = -1;
     }
-    h->n_local = 1;
-    h->local[0] = -1;
     for (int m = 0; m < n; m++) {
         int key = node_key(shr_team_world_pe(team, m));
         size_t i = (size_t)key * 2654435761u & (cap - 1);
@@ -106,290 +71,432 @@ static bool hier_plan(const shr_team_t *team, int root, hier_t *h)
         }
         if (keys[2 * i] == -1) {
             keys[2 * i] = key;
-            keys[2 * i + 1] = h->n_nodes;
-            h->leaders[h->n_nodes++] = m;
+            keys[2 * i + 1] = p->n_nodes;
+            p->leader_pe[p->n_nodes] = shr_team_world_pe(team, m);
+            fill[p->n_nodes++] = 0;
         }
-        int node = keys[2 * i + 1];
-        if (root >= 0 && m == root) {
-            h->leaders[node] = m; /* the root leads its node */
+        p->node[m] = keys[2 * i + 1];
+        fill[p->node[m]]++;
+    }
+    /* first[] from the counts; members by node, member order within */
+    p->first[0] = 0;
+    p->contiguous = true;
+    for (int k = 0; k < p->n_nodes; k++) {
+        p->first[k + 1] = p->first[k] + fill[k];
+        p->local_max = fill[k] > p->local_max ? fill[k] : p->local_max;
+        fill[k] = p->first[k];
+    }
+    for (int m = 0; m < n; m++) {
+        int k = p->node[m];
+        if (fill[k] > p->first[k] && p->members[fill[k] - 1] != m - 1) {
+            p->contiguous = false;
         }
-        if (key == my_key) {
-            h->my_node = node;
-            if (h->local[0] == -1) {
-                h->local[0] = m; /* provisional leader */
-            } else {
-                h->local[h->n_local++] = m;
-            }
+        p->members[fill[k]++] = m;
+    }
+    p->my_node = team->my_pe >= 0 && team->my_pe < n ? p->node[team->my_pe] : 0;
+    free(keys);
+    free(fill);
+    shr_debug(SHR_LOG_COLL, "hierarchy of %d members (world PE %d first): %d node(s), up to %d "
+              "members per node, nodes %s", n, shr_team_world_pe(team, 0), p->n_nodes,
+              p->local_max, p->contiguous ? "in runs of consecutive members" : "interleaved");
+    return p;
+}
+
+/* Team plans, by the team's slot (a PE's slot index belongs to one team at
+ * a time): chunks of slots allocated on demand, never moved, so readers need
+ * no lock.  A team's area is zero when the team is new (shr_coll_state_t
+ * hier == 0): its plan is then (re)built. */
+#define SLOT_CHUNK 256
+#define SLOT_CHUNKS 4096 /* 1 M slots, SHIMMER_TEAMS_MAX's limit */
+
+static pthread_mutex_t plan_lock = PTHREAD_MUTEX_INITIALIZER;
+static shr_hier_plan_t **team_plans[SLOT_CHUNKS];
+static uint64_t world_gen; /* WORLD's plans built: active-set plans of older ones are stale */
+
+static SHR_COLD shr_hier_plan_t *team_plan_build(shr_team_t *team, shr_coll_state_t *st)
+{
+    int slot = team->slot;
+    shr_hier_plan_t *p = NULL;
+
+    if (slot < 0 || slot >= SLOT_CHUNK * SLOT_CHUNKS) {
+        return NULL;
+    }
+    pthread_mutex_lock(&plan_lock);
+    shr_hier_plan_t **chunk = team_plans[slot / SLOT_CHUNK];
+    if (chunk == NULL) {
+        chunk = calloc(SLOT_CHUNK, sizeof(*chunk));
+        __atomic_store_n(&team_plans[slot / SLOT_CHUNK], chunk, __ATOMIC_RELEASE);
+    }
+    if (chunk != NULL) {
+        free(chunk[slot % SLOT_CHUNK]);
+        p = plan_build(team);
+        chunk[slot % SLOT_CHUNK] = p;
+        if (team == shr_team_world) {
+            world_gen++;
         }
     }
-    free(keys);
-    /* leader first in local[]: the root may have displaced the lowest member */
-    int leader = h->leaders[h->my_node];
-    for (int i = 1; i < h->n_local; i++) {
-        if (h->local[i] == leader) {
-            h->local[i] = h->local[0];
-            h->local[0] = leader;
+    pthread_mutex_unlock(&plan_lock);
+    /* 1: spans nodes with several members on some node; 2: otherwise */
+    __atomic_store_n(&st->hier, p != NULL && p->n_nodes > 1 && p->n_nodes < p->n ? 1 : 2,
+                     __ATOMIC_RELEASE);
+    return p;
+}
+
+static const shr_hier_plan_t *team_plan(shr_team_t *team)
+{
+    shr_coll_state_t *st = (shr_coll_state_t *)team->sync;
+
+    if (__atomic_load_n(&st->hier, __ATOMIC_ACQUIRE) == 0) {
+        return team_plan_build(team, st);
+    }
+    shr_hier_plan_t **chunk = __atomic_load_n(&team_plans[team->slot / SLOT_CHUNK],
+                                              __ATOMIC_ACQUIRE);
+    return chunk != NULL ? chunk[team->slot % SLOT_CHUNK] : NULL;
+}
+
+/* Active-set plans: a small cache keyed by the triplet, valid for the WORLD
+ * plan generation (one per shmem_init).  Entries of this generation stay
+ * until finalize; when the cache is full a call builds a plan of its own. */
+#define ASET_CACHE 16
+static shr_hier_plan_t *aset_plans[ASET_CACHE];
+
+static const shr_hier_plan_t *aset_plan(const shr_coll_t *c, bool *owned_p)
+{
+    const shr_team_t *v = c->team;
+    int log = __builtin_ctz((unsigned)v->stride);
+    shr_hier_plan_t *p = NULL;
+    int free_at = -1;
+
+    (void)team_plan(shr_team_world); /* the generation of this init */
+    *owned_p = false;
+    pthread_mutex_lock(&plan_lock);
+    for (int i = 0; i < ASET_CACHE; i++) {
+        shr_hier_plan_t *e = aset_plans[i];
+        if (e != NULL && e->gen != world_gen) {
+            free(e);
+            aset_plans[i] = e = NULL;
+        }
+        if (e == NULL) {
+            free_at = free_at < 0 ? i : free_at;
+        } else if (e->start == v->start && e->log == log && e->size == v->n_pes) {
+            p = e;
             break;
         }
     }
-    for (int i = 0; i < h->n_local; i++) {
-        if (h->local[i] == me) {
-            h->my_local = i;
+    if (p == NULL) {
+        p = plan_build(v);
+        if (p != NULL) {
+            p->start = v->start;
+            p->log = log;
+            p->size = v->n_pes;
+            p->gen = world_gen;
+            if (free_at >= 0) {
+                aset_plans[free_at] = p;
+            } else {
+                *owned_p = true;
+            }
         }
     }
-    if (h->n_nodes < 2 || h->n_nodes == n) {
-        hier_free(h);
+    pthread_mutex_unlock(&plan_lock);
+    return p;
+}
+
+/* ---- a call ---- */
+
+bool shr_coll_hier_wanted(shr_coll_t *c)
+{
+    if (c->nested || !shr_g.needs_progress) {
         return false;
+    }
+    if (c->psync == NULL) {
+        shr_coll_state_t *st = (shr_coll_state_t *)c->team->sync;
+        if (st->hier == 0) {
+            (void)team_plan(c->team);
+        }
+        return st->hier == 1;
+    }
+    bool owned;
+    const shr_hier_plan_t *p = aset_plan(c, &owned);
+    bool yes = p != NULL && p->n_nodes > 1 && p->n_nodes < p->n && c->slot_words >= 16;
+    if (owned) {
+        free((void *)p);
+    }
+    return yes;
+}
+
+/* A plan built for one call (active-set cache full) is freed at the end of
+ * the call: calls register it here, per thread. */
+static __thread shr_hier_plan_t *call_owned;
+
+bool shr_hier_begin(shr_coll_t *c, int root, shr_hier_t *h)
+{
+    const shr_hier_plan_t *p;
+    bool owned = false;
+
+    if (c->nested || !shr_g.needs_progress) {
+        return false; /* a phase of a hierarchical call, or every PE on one node */
+    }
+    if (c->psync == NULL) {
+        p = team_plan(c->team);
+    } else {
+        if (c->slot_words < 16) {
+            return false;
+        }
+        p = aset_plan(c, &owned);
+    }
+    free(call_owned); /* an earlier call's */
+    call_owned = owned ? (shr_hier_plan_t *)p : NULL;
+    if (p == NULL || p->n_nodes < 2) {
+        return false;
+    }
+    memset(h, 0, sizeof(*h));
+    h->p = p;
+    h->local = p->members + p->first[p->my_node];
+    h->n_local = p->first[p->my_node + 1] - p->first[p->my_node];
+    h->root = root;
+    h->root_node = root >= 0 ? p->node[root] : -1;
+    h->leader = h->root_node == p->my_node ? root : h->local[0];
+    h->is_leader = h->leader == c->team->my_pe;
+    for (int i = 0; i < h->n_local; i++) {
+        h->my_local = h->local[i] == c->team->my_pe ? i : h->my_local;
+    }
+    if (c->psync == NULL) {
+        h->nw = &c->team->sync[SHR_TA_HIER];
+        h->down = SHR_SYNC_LINE;
+        h->val = SHR_SYNC_LINE + 1;
+    } else {
+        h->nw = &c->sync[SHR_CR_SLOTS + c->slot_words - SHR_SYNC_LINE];
+        h->down = 3;
+        h->val = 4;
     }
     return true;
 }
 
-bool shr_coll_hier_wanted(shr_coll_t *c)
+int shr_hier_leader_of(const shr_coll_t *c, const shr_hier_t *h, int k)
 {
-    shr_coll_state_t *st;
-    hier_t h;
-
-    /* active sets, teams on one node (or all of them local), and the views
-     * this file builds (one member per node) stay flat */
-    if (c->psync != NULL || c->nested || !shr_g.needs_progress) {
-        return false;
-    }
-    st = (shr_coll_state_t *)c->team->sync;
-    if (st->hier == 0) {
-        bool yes = hier_plan(c->team, -1, &h);
-        if (yes) {
-            hier_free(&h);
-        }
-        st->hier = yes ? 1 : 2;
-    }
-    return st->hier == 1;
+    (void)c;
+    return k == h->root_node ? h->root : h->p->members[h->p->first[k]];
 }
 
-/* The word `w` of member m's hierarchy lines, through the mapping (members
- * of one node share memory by construction). */
-static uint64_t *hier_word(const shr_coll_t *c, int m, size_t w)
+void shr_hier_leaders(const shr_coll_t *c, const shr_hier_t *h, shr_team_t *view, int *pes,
+                      shr_coll_t *sub)
 {
-    return shr_ptr(&c->team->sync[w], shr_coll_wpe(c, m));
-}
+    const shr_hier_plan_t *p = h->p;
 
-/* Members: arrive at the leader (after the source is ready). */
-static void hier_arrive(const shr_coll_t *c, const hier_t *h)
-{
-    __atomic_fetch_add(hier_word(c, h->local[0], HIER_UP), 1, __ATOMIC_RELEASE);
-}
-
-/* Leader: wait for every member, consume their arrivals. */
-static void hier_gather(shr_coll_t *c, const hier_t *h)
-{
-    uint64_t want = (uint64_t)h->n_local - 1;
-    uint64_t *up = &c->team->sync[HIER_UP];
-
-    shr_coll_wait_ge(c, up, want);
-    __atomic_fetch_sub(up, want, __ATOMIC_RELAXED);
-}
-
-/* Leader: copy `len` bytes from `from` into every member's `dest` (a
- * symmetric address), then release them for call `seq`. */
-static void hier_push(shr_coll_t *c, const hier_t *h, void *dest, const void *from, size_t len,
-                      uint64_t seq)
-{
-    for (int i = 1; i < h->n_local; i++) {
-        void *to = shr_ptr(dest, shr_coll_wpe(c, h->local[i]));
-        if (len != 0 && to != from) {
-            memcpy(to, from, len);
-        }
-        __atomic_store_n(hier_word(c, h->local[i], HIER_DOWN), seq, __ATOMIC_RELEASE);
-    }
-}
-
-/* The leaders as a team of their own, with the call's words. */
-static void hier_leaders_call(const shr_coll_t *c, const hier_t *h, shr_team_t *view,
-                              shr_coll_t *sub)
-{
     memset(view, 0, sizeof(*view));
-    view->n_pes = h->n_nodes;
-    view->my_pe = h->my_node;
-    view->world_pes = malloc((size_t)h->n_nodes * sizeof(int));
+    view->n_pes = p->n_nodes;
+    view->my_pe = p->my_node;
+    view->start = c->team->start;   /* for messages about an active set */
+    view->stride = c->team->stride;
     view->magic = SHR_TEAM_MAGIC;
-    view->sync = c->team->sync; /* hang reports read the parent's debug line */
-    for (int k = 0; k < h->n_nodes && view->world_pes != NULL; k++) {
-        view->world_pes[k] = shr_coll_wpe(c, h->leaders[k]);
+    view->sync = c->team->sync;     /* hang reports read the parent's debug line */
+    if (h->root_node >= 0) {
+        memcpy(pes, p->leader_pe, (size_t)p->n_nodes * sizeof(int));
+        pes[h->root_node] = shr_coll_wpe(c, h->root);
+        view->world_pes = pes;
+    } else {
+        view->world_pes = p->leader_pe;
     }
     *sub = *c;
     sub->team = view;
     sub->all_local = false;
     sub->nested = true; /* one member per node: never hierarchical again */
+    if (c->psync != NULL) {
+        sub->slot_words -= SHR_SYNC_LINE; /* the last line holds the node words */
+    }
 }
 
 /* ---- barrier ---- */
 
 void shr_coll_barrier_hier(shr_coll_t *c, const shr_coll_args_t *a)
 {
-    uint64_t epoch = c->seq;
-    hier_t h;
+    shr_hier_t h;
+    shr_team_t view;
+    shr_coll_t sub;
+    int pes_stack[64];
 
-    if (c->psync != NULL || !hier_plan(c->team, -1, &h)) {
+    if (!shr_hier_begin(c, -1, &h)) {
         shr_coll_barrier_dissem(c, a);
         return;
     }
-    if (h.my_local != 0) {
-        __atomic_fetch_add(hier_word(c, h.local[0], SHR_TA_BAR_COUNT), 1, __ATOMIC_RELEASE);
-        shr_coll_wait_ge(c, &c->sync[SHR_TA_BAR_RELEASE], epoch);
-        hier_free(&h);
+    if (c->psync == NULL) {
+        /* team: epoch flags, like the flat barriers, on the barrier lines
+         * (a team uses one barrier algorithm); arrivals count cumulatively */
+        uint64_t epoch = c->seq;
+        if (!h.is_leader) {
+            __atomic_fetch_add((uint64_t *)shr_ptr(&c->sync[SHR_TA_BAR_COUNT],
+                                                   shr_coll_wpe(c, h.leader)),
+                               1, __ATOMIC_RELEASE);
+            shr_coll_wait_ge(c, &c->sync[SHR_TA_BAR_RELEASE], epoch);
+            return;
+        }
+        shr_coll_wait_ge(c, &c->sync[SHR_TA_BAR_COUNT], epoch * (uint64_t)(h.n_local - 1));
+        shr_hier_leaders(c, &h, &view, pes_stack, &sub);
+        shr_coll_barrier_dissem(&sub, a);
+        for (int i = 1; i < h.n_local; i++) {
+            __atomic_store_n((uint64_t *)shr_ptr(&c->sync[SHR_TA_BAR_RELEASE],
+                                                 shr_coll_wpe(c, h.local[i])),
+                             epoch, __ATOMIC_RELEASE);
+        }
         return;
     }
-    /* leader: the epoch's arrivals (cumulative: epoch * members) */
-    shr_coll_wait_ge(c, &c->sync[SHR_TA_BAR_COUNT], epoch * (uint64_t)(h.n_local - 1));
-    for (int r = 0, dist = 1; dist < h.n_nodes; r++, dist <<= 1) {
-        size_t word = SHR_TA_DISSEM + (size_t)r * SHR_SYNC_LINE;
-        int to = h.leaders[(h.my_node + dist) % h.n_nodes];
-        uint64_t *mapped = shr_ptr(&c->sync[word], shr_coll_wpe(c, to));
-        if (mapped != NULL) {
-            __atomic_store_n(mapped, epoch, __ATOMIC_RELEASE);
-        } else {
-            shr_fence(shr_ctx_default);
-            shr_amo(shr_ctx_default, SHR_AMO_SET, &c->sync[word], epoch, 0, sizeof(uint64_t),
-                    shr_coll_wpe(c, to));
-        }
-        shr_coll_wait_ge(c, &c->sync[word], epoch);
+    /* active set: counters */
+    if (!h.is_leader) {
+        shr_hier_up(c, &h);
+        shr_hier_down_wait(c, &h, 1);
+        shr_hier_down_end(c, &h, 1);
+        return;
     }
-    for (int i = 1; i < h.n_local; i++) {
-        __atomic_store_n(hier_word(c, h.local[i], SHR_TA_BAR_RELEASE), epoch, __ATOMIC_RELEASE);
-    }
-    c->full = true;
-    hier_free(&h);
+    shr_hier_up_wait(c, &h);
+    shr_hier_leaders(c, &h, &view, pes_stack, &sub);
+    shr_coll_barrier_dissem(&sub, a);
+    shr_hier_down_all(c, &h, 1);
 }
 
 /* ---- broadcast ---- */
 
-/* Pipelined chain among leaders for large data: leader k forwards chunk j
- * to leader k+1 as soon as it has it.  Chunks are counted on the
- * receiver's SHR_CW_STAGE word (consumed at the end, words left zero). */
-#define PIPE_CHUNK ((size_t)256 << 10)
-#define PIPE_MIN   ((size_t)1 << 20)
+typedef enum { LB_AUTO, LB_TREE, LB_CHAIN } lb_algo_t;
 
-static void bcast_pipeline(shr_coll_t *c, const shr_coll_args_t *a)
+/* The leaders' algorithm: eager when the data fits a slot, chain for large
+ * data over few leaders (each leader sends the data once), else tree. */
+static lb_algo_t lb_choose(const shr_coll_t *sub, size_t len, lb_algo_t forced)
 {
-    int n = c->team->n_pes, r = (c->team->my_pe - a->root + n) % n;
-    size_t chunks = (a->len + PIPE_CHUNK - 1) / PIPE_CHUNK;
-    int next = (c->team->my_pe + 1) % n;
-    const void *from = r == 0 ? a->src : a->dest;
+    int L = sub->team->n_pes;
 
-    for (size_t j = 0; j < chunks; j++) {
-        size_t off = j * PIPE_CHUNK, len = a->len - off < PIPE_CHUNK ? a->len - off : PIPE_CHUNK;
-        if (r != 0) {
-            shr_coll_wait_ge(c, &c->sync[SHR_CW_STAGE], j + 1);
+    if (forced != LB_AUTO) {
+        return forced;
+    }
+    return len >= 2 * SHR_HIER_PIPE && L <= 8 ? LB_CHAIN : LB_TREE;
+}
+
+/* Node phase of one chunk [off, off+len) of the leader's `from`. */
+static void bcast_node_chunk(shr_coll_t *c, const shr_hier_t *h, const shr_coll_args_t *a,
+                             const char *from, size_t off, size_t len, bool push, uint64_t j)
+{
+    for (int i = 0; i < h->n_local; i++) {
+        int m = h->local[i];
+        if (m == h->leader) {
+            continue;
         }
-        if (r != n - 1) {
-            shr_coll_put(c, (char *)a->dest + off, (const char *)from + off, len, next);
-            shr_coll_add(c, next, SHR_CW_STAGE, 1);
+        if (push) {
+            memcpy((char *)shr_ptr(a->dest, shr_coll_wpe(c, m)) + off, from + off, len);
+        } else {
+            shr_hier_down(c, h, i, j + 1);
         }
     }
-    if (r != 0) {
-        __atomic_fetch_sub(&c->sync[SHR_CW_STAGE], chunks, __ATOMIC_RELAXED);
-    } else if (a->root_dest) {
+}
+
+static void bcast_hier_run(shr_coll_t *c, const shr_coll_args_t *a, lb_algo_t forced)
+{
+    shr_hier_t h;
+    shr_team_t view;
+    shr_coll_t sub;
+    int pes_stack[64], *pes = pes_stack;
+
+    if (!shr_hier_begin(c, a->root, &h)) {
+        shr_coll_bcast_tree(c, a);
+        return;
+    }
+    bool push = a->len * (size_t)(h.n_local - 1) <= SHR_HIER_PUSH_MAX;
+    size_t unit = a->len >= 2 * SHR_HIER_PIPE ? SHR_HIER_PIPE : a->len;
+    uint64_t chunks = (a->len + unit - 1) / unit;
+    bool root = c->team->my_pe == a->root;
+
+    if (!h.is_leader) {
+        if (push) {
+            shr_hier_down_wait(c, &h, 1);
+            shr_hier_down_end(c, &h, 1);
+            return;
+        }
+        /* copy from the leader's buffer as its chunks arrive */
+        const char *from = shr_ptr(h.leader == a->root ? a->src : a->dest,
+                                   shr_coll_wpe(c, h.leader));
+        for (uint64_t j = 0; j < chunks; j++) {
+            size_t off = j * unit, len = a->len - off < unit ? a->len - off : unit;
+            shr_hier_down_wait(c, &h, j + 1);
+            memcpy((char *)a->dest + off, from + off, len);
+        }
+        shr_hier_down_end(c, &h, chunks);
+        shr_hier_done(c, &h);
+        return;
+    }
+    if (h.p->n_nodes > (int)SHR_ARRAY_SIZE(pes_stack)) {
+        pes = malloc((size_t)h.p->n_nodes * sizeof(int));
+        if (pes == NULL) {
+            shr_check_fail(c->fn, "out of memory for the leaders of %d nodes", h.p->n_nodes);
+        }
+    }
+    shr_hier_leaders(c, &h, &view, pes, &sub);
+    int L = view.n_pes, lroot = h.root_node, r = (view.my_pe - lroot + L) % L;
+    const char *from = root ? a->src : a->dest;
+    shr_coll_args_t la = *a;
+    la.root = lroot;
+    la.root_dest = false; /* the root's own dest: below */
+
+    if (a->len <= shr_coll_eager_max() && shr_coll_slot_size(&sub, a->len, 1) != 0 &&
+        forced == LB_AUTO) {
+        shr_coll_bcast_eager(&sub, &la);
+        bcast_node_chunk(c, &h, a, from, 0, a->len, push, 0);
+    } else {
+        lb_algo_t algo = lb_choose(&sub, a->len, forced);
+        int kids[32], n_kids = 0;
+        if (algo == LB_CHAIN) {
+            if (r + 1 < L) {
+                kids[n_kids++] = (lroot + r + 1) % L;
+            }
+        } else {
+            /* binomial: children r + m for each m below r's lowest set bit
+             * (the root: every power of two below L), farthest first */
+            int low = 1;
+            while (low < L && !(r & low)) {
+                low <<= 1;
+            }
+            for (int m = low >> 1; m > 0; m >>= 1) {
+                if (r + m < L) {
+                    kids[n_kids++] = (lroot + r + m) % L;
+                }
+            }
+        }
+        for (uint64_t j = 0; j < chunks; j++) {
+            size_t off = j * unit, len = a->len - off < unit ? a->len - off : unit;
+            if (r != 0) {
+                shr_coll_wait_ge(&sub, &sub.sync[SHR_CW_STAGE], j + 1);
+            }
+            for (int k = 0; k < n_kids; k++) {
+                shr_coll_put(&sub, (char *)a->dest + off, from + off, len, kids[k]);
+                shr_coll_add(&sub, kids[k], SHR_CW_STAGE, 1);
+            }
+            bcast_node_chunk(c, &h, a, from, off, len, push, j);
+        }
+        if (r != 0) {
+            __atomic_fetch_sub(&sub.sync[SHR_CW_STAGE], chunks, __ATOMIC_RELAXED);
+        }
+    }
+    if (pes != pes_stack) {
+        free(pes);
+    }
+    if (push) {
+        shr_hier_down_all(c, &h, 1);
+    }
+    if (root && a->root_dest) {
         shr_coll_copy_local(a->dest, a->src, a->len);
+    }
+    if (!push) {
+        shr_hier_done_wait(c, &h); /* the members read our buffer until now */
     }
 }
 
 void shr_coll_bcast_hier(shr_coll_t *c, const shr_coll_args_t *a)
 {
-    hier_t h;
-
-    if (c->psync != NULL || !hier_plan(c->team, a->root, &h)) {
-        shr_coll_bcast_tree(c, a);
-        return;
-    }
-    if (h.my_local != 0) {
-        shr_coll_wait_ge(c, &c->team->sync[HIER_DOWN], c->seq);
-        hier_free(&h);
-        return;
-    }
-    /* leaders: the root's node first had it all along */
-    shr_team_t view;
-    shr_coll_t sub;
-    hier_leaders_call(c, &h, &view, &sub);
-    if (view.world_pes == NULL) {
-        shr_check_fail(c->fn, "out of memory for the leaders of %d nodes", h.n_nodes);
-    }
-    bool root = c->team->my_pe == a->root;
-    int lroot = 0;
-    for (int k = 0; k < h.n_nodes; k++) {
-        lroot = h.leaders[k] == a->root ? k : lroot;
-    }
-    /* the root's own dest: written below with its members' (team form) */
-    shr_coll_args_t la = *a;
-    la.root = lroot;
-    la.root_dest = a->root_dest;
-    if (a->len <= shr_coll_eager_max() && shr_coll_slot_size(&sub, a->len, 1) != 0) {
-        shr_coll_bcast_eager(&sub, &la);
-    } else if (a->len >= PIPE_MIN && h.n_nodes <= 8) {
-        bcast_pipeline(&sub, &la);
-    } else {
-        shr_coll_bcast_tree(&sub, &la);
-    }
-    free(view.world_pes);
-    hier_push(c, &h, a->dest, root ? a->src : a->dest, a->len, c->seq);
-    hier_free(&h);
+    bcast_hier_run(c, a, LB_AUTO);
 }
 
-/* ---- reduce ---- */
-
-#define CHUNK 4096
-
-void shr_coll_reduce_hier(shr_coll_t *c, const shr_coll_args_t *a)
+void shr_coll_bcast_hier_tree(shr_coll_t *c, const shr_coll_args_t *a)
 {
-    size_t elem = shr_dtype_size(a->dt), bytes = a->count * elem;
-    hier_t h;
+    bcast_hier_run(c, a, LB_TREE);
+}
 
-    if (c->psync != NULL || !hier_plan(c->team, -1, &h)) {
-        shr_coll_reduce_tree(c, a);
-        return;
-    }
-    if (h.my_local != 0) {
-        hier_arrive(c, &h);
-        shr_coll_wait_ge(c, &c->team->sync[HIER_DOWN], c->seq);
-        c->full = true;
-        hier_free(&h);
-        return;
-    }
-    /* leader: dest = own source op each member's, in node order, read in
-     * place through the mapping */
-    shr_coll_op_fn_t op = shr_coll_op_fn(a->dt, a->op);
-    if (h.n_local > 1) {
-        hier_gather(c, &h);
-    }
-    size_t step = CHUNK / elem * elem;
-    for (size_t off = 0; off < bytes; off += step) {
-        size_t len = bytes - off < step ? bytes - off : step;
-        char *z = (char *)a->dest + off;
-        const char *x = (const char *)a->src + off;
-        for (int i = 1; i < h.n_local; i++) {
-            const char *y = (const char *)shr_ptr(a->src, shr_coll_wpe(c, h.local[i])) + off;
-            op(z, x, y, len / elem);
-            x = z;
-        }
-        if (h.n_local == 1) {
-            shr_coll_copy_local(z, x, len);
-        }
-    }
-    /* leaders: in place on their dests */
-    shr_team_t view;
-    shr_coll_t sub;
-    hier_leaders_call(c, &h, &view, &sub);
-    if (view.world_pes == NULL) {
-        shr_check_fail(c->fn, "out of memory for the leaders of %d nodes", h.n_nodes);
-    }
-    shr_coll_args_t la = *a;
-    la.src = a->dest;
-    if (bytes <= shr_coll_eager_max() &&
-        shr_coll_slot_size(&sub, bytes, (size_t)h.n_nodes - 1) != 0) {
-        shr_coll_reduce_eager(&sub, &la);
-    } else {
-        shr_coll_reduce_tree(&sub, &la);
-    }
-    free(view.world_pes);
-    hier_push(c, &h, a->dest, a->dest, bytes, c->seq);
-    c->full = true;
-    hier_free(&h);
+void shr_coll_bcast_hier_chain(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    bcast_hier_run(c, a, LB_CHAIN);
 }

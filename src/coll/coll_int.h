@@ -325,8 +325,9 @@ void shr_coll_agree_aset(const char *fn, int PE_start, int logPE_stride, int PE_
 /* A symmetric address as a name that is the same on every PE. */
 uint64_t shr_coll_sym_name(const void *addr);
 
-/* True when `c` (a team call) should run hierarchically: its members span
- * nodes and some node holds several (coll_hier.c; cached per team). */
+/* True when `c` (a team or active-set call) should run hierarchically: its
+ * members span nodes and some node holds several (coll_hier.c; cached per
+ * team and per active set). */
 bool shr_coll_hier_wanted(shr_coll_t *c);
 
 /* Team barrier (coll_barrier.c) usable inside a team call's set-up. */

@@ -24,6 +24,10 @@ static void scan_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
     size_t bytes = a->count * shr_dtype_size(a->dt);
 
+    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+        shr_coll_scan_hier(c, a); /* members on several nodes (coll_hier*.c) */
+        return;
+    }
     if (bytes <= shr_coll_eager_max() &&
         shr_coll_slot_size(c, bytes, (size_t)c->team->n_pes - 1) != 0) {
         shr_coll_scan_eager(c, a);

@@ -15,6 +15,10 @@
 #              between hosts and shared memory within one.  Needs root,
 #              iproute2 and mpirun; exits 77 (skip) with the reason when
 #              something is missing.
+#   HxPc       the same with cyclic placement (mpirun --map-by node: PE i
+#              on host i mod H), so a host's PEs are not consecutive.
+#   A+B+...    uneven hosts: A PEs on the first, B on the second, ...
+#              (3+1, 2+1+3): nodes of different sizes, nodes of one PE.
 #   setup      create the namespace hosts (ctest fixture); teardown: remove
 #
 # The hosts come from netns-cluster (../shared/tools, or NETNS_CLUSTER=path)
@@ -90,15 +94,27 @@ case $MODE in
             local-mix) xs+=(-x SHIMMER_REMOTE_PES=1) ;;
         esac
         exec "$OSHRUN" -n "$NP" --timeout "$TIMEOUT" "${xs[@]}" -- "$@" ;;
-    [0-9]*x[0-9]*)
-        H=${MODE%x*}
-        P=${MODE#*x}
+    [0-9]*x[0-9]*|[0-9]*+[0-9]*)
+        map=""
+        if [[ $MODE == *x* ]]; then
+            H=${MODE%x*}
+            P=${MODE#*x}
+            if [[ $P == *c ]]; then
+                P=${P%c}
+                map="--map-by node"
+            fi
+            SLOTS=()
+            for ((k = 0; k < H; k++)); do SLOTS+=("$P"); done
+        else
+            IFS=+ read -r -a SLOTS <<< "$MODE"
+            H=${#SLOTS[@]}
+        fi
         [ "$H" -le "$MN_HOSTS" ] || MN_HOSTS=$H
         command -v mpirun >/dev/null || skip "no mpirun: install openmpi-bin (the PMIx launcher)"
         netns_ready
         dir=$(mktemp -d /tmp/mn.XXXXXX)
         trap 'rm -rf "$dir"' EXIT
-        for ((k = 0; k < H; k++)); do echo "$NETNS_CLUSTER_PREFIX$k slots=$P"; done > "$dir/hosts"
+        for ((k = 0; k < H; k++)); do echo "$NETNS_CLUSTER_PREFIX$k slots=${SLOTS[k]}"; done > "$dir/hosts"
         xs=""
         for e in "${ENVS[@]}"; do xs="$xs -x '$e'"; done
         root=""
@@ -108,7 +124,7 @@ case $MODE in
         # mpirun runs inside the first host (the "head node"): daemons on
         # the others connect back to it over the namespaces' network
         timeout --kill-after=10 $((TIMEOUT + 20)) "$CLUSTER" exec "${NETNS_CLUSTER_PREFIX}0" \
-            "cd '$PWD' && mpirun $root --hostfile '$dir/hosts' $("$CLUSTER" mpiflags) --timeout $TIMEOUT -np $NP $xs $args"
+            "cd '$PWD' && mpirun $root --hostfile '$dir/hosts' $("$CLUSTER" mpiflags) $map --timeout $TIMEOUT -np $NP $xs $args"
         exit $? ;;
     *)
         echo "mn_run.sh: unknown mode $MODE" >&2
