@@ -43,8 +43,7 @@ SHR_API_ALIAS(shmem_signal_fetch)
 uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
     SHR_API_CHECK(shr_check_wait("shmem_signal_wait_until", sig_addr, 1, sizeof(uint64_t), cmp));
-    shr_p2p_wait_until(sig_addr, cmp, &cmp_value, SHR_DTYPE_UINT64);
-    /* the value that satisfied the condition (it may change again later) */
-    return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
+    /* the value that satisfied the condition, not a later one */
+    return shr_p2p_wait_until(sig_addr, cmp, &cmp_value, SHR_DTYPE_UINT64);
 }
 SHR_API_ALIAS(shmem_signal_wait_until)

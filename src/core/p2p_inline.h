@@ -76,17 +76,20 @@ static SHR_ALWAYS_INLINE bool shr_p2p_test(const void *ivar, int cmp, const void
                            shr_p2p_value(value, size, is_signed), is_signed);
 }
 
-static SHR_ALWAYS_INLINE void shr_p2p_wait_until(const void *ivar, int cmp, const void *value,
-                                                 shr_dtype_t dt)
+/* Waits until ivar (cmp) value holds; returns the value that satisfied it
+ * (widened to 64 bits), which may differ from what ivar holds by now. */
+static SHR_ALWAYS_INLINE uint64_t shr_p2p_wait_until(const void *ivar, int cmp,
+                                                     const void *value, shr_dtype_t dt)
 {
     shr_waiter_t waiter = SHR_WAITER_INIT(NULL);
     size_t size = shr_dtype_size(dt);
     bool is_signed = shr_dtype_is_signed(dt);
-    uint64_t want = shr_p2p_value(value, size, is_signed);
+    uint64_t want = shr_p2p_value(value, size, is_signed), seen;
 
-    while (!shr_p2p_compare(cmp, shr_p2p_load(ivar, size, is_signed), want, is_signed)) {
+    while (!shr_p2p_compare(cmp, seen = shr_p2p_load(ivar, size, is_signed), want, is_signed)) {
         shr_waiter_pause(&waiter);
     }
+    return seen;
 }
 
 typedef enum { SHR_WAIT_ALL, SHR_WAIT_ANY, SHR_WAIT_SOME } shr_wait_kind_t;
