@@ -457,19 +457,27 @@ static void bcast_hier_run(shr_coll_t *c, const shr_coll_args_t *a, lb_algo_t fo
                 }
             }
         }
+        bool pending = false;
         for (uint64_t j = 0; j < chunks; j++) {
             size_t off = j * unit, len = a->len - off < unit ? a->len - off : unit;
             if (r != 0) {
                 shr_coll_wait_ge(&sub, &sub.sync[SHR_CW_STAGE], j + 1);
             }
             for (int k = 0; k < n_kids; k++) {
-                shr_coll_put(&sub, (char *)a->dest + off, from + off, len, kids[k]);
+                shr_hier_put_pipe(&sub, (char *)a->dest + off, from + off, len, kids[k],
+                                  &pending);
                 shr_coll_add(&sub, kids[k], SHR_CW_STAGE, 1);
             }
             bcast_node_chunk(c, &h, a, from, off, len, push, j);
         }
         if (r != 0) {
             __atomic_fetch_sub(&sub.sync[SHR_CW_STAGE], chunks, __ATOMIC_RELAXED);
+        }
+        if (pending) {
+            for (int k = 0; k < n_kids; k++) {
+                kids[k] = shr_coll_wpe(&sub, kids[k]);
+            }
+            shr_quiet_pes(shr_ctx_default, kids, (size_t)n_kids); /* our source is reusable */
         }
     }
     if (pes != pes_stack) {

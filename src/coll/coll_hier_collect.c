@@ -93,8 +93,9 @@ static void node_runs(const layout_t *lay, int k, piece_sink_t *s)
  * followed by a STAGE signal, piece j only once my STAGE count has reached
  * base + j + 1 (it has arrived here; base UINT64_MAX: my own node). */
 static uint64_t node_pieces(const layout_t *lay, int k, size_t cut, shr_coll_t *sub, char *dest,
-                            int to, uint64_t base, bool send)
+                            int to, uint64_t base, bool *pending_p)
 {
+    bool send = pending_p != NULL;
     const shr_hier_plan_t *p = lay->p;
     uint64_t j = 0;
 
@@ -110,7 +111,7 @@ static uint64_t node_pieces(const layout_t *lay, int k, size_t cut, shr_coll_t *
                 if (base != UINT64_MAX) {
                     shr_coll_wait_ge(sub, &sub->sync[SHR_CW_STAGE], base + j + 1);
                 }
-                shr_coll_put(sub, dest + at, dest + at, len, to);
+                shr_hier_put_pipe(sub, dest + at, dest + at, len, to, pending_p);
                 shr_coll_add(sub, to, SHR_CW_STAGE, 1);
             }
         }
@@ -139,18 +140,24 @@ static void leaders_ag_ring(shr_coll_t *sub, const layout_t *lay, char *dest)
 {
     int L = sub->team->n_pes, k = sub->team->my_pe, next = (k + 1) % L;
     uint64_t base = 0;
+    bool pending = false;
 
     /* step s: forward node k-s, received in step s-1 from the predecessor */
     for (int s = 0; s < L - 1; s++) {
         int x = (k - s + L) % L;
-        node_pieces(lay, x, SHR_HIER_PIPE, sub, dest, next, s == 0 ? UINT64_MAX : base, true);
+        node_pieces(lay, x, SHR_HIER_PIPE, sub, dest, next, s == 0 ? UINT64_MAX : base,
+                    &pending);
         if (s > 0) {
-            base += node_pieces(lay, x, SHR_HIER_PIPE, NULL, NULL, 0, 0, false);
+            base += node_pieces(lay, x, SHR_HIER_PIPE, NULL, NULL, 0, 0, NULL);
         }
     }
     /* the last node to arrive: k+1 */
-    base += node_pieces(lay, next, SHR_HIER_PIPE, NULL, NULL, 0, 0, false);
+    base += node_pieces(lay, next, SHR_HIER_PIPE, NULL, NULL, 0, 0, NULL);
     shr_coll_take(sub, SHR_CW_STAGE, base);
+    if (pending) {
+        int pe = shr_coll_wpe(sub, next);
+        shr_quiet_pes(shr_ctx_default, &pe, 1); /* before anyone may change our dest */
+    }
 }
 
 /* The leaders' allgather and the node's copies of the result (the leader's

@@ -150,6 +150,19 @@ void shr_hier_leaders(const shr_coll_t *c, const shr_hier_t *h, shr_team_t *view
 /* World PE / member number of node k's leader in this call. */
 int shr_hier_leader_of(const shr_coll_t *c, const shr_hier_t *h, int k);
 
+/* Pipelined put of a chunk to leader `member`: non-blocking for large
+ * chunks, so that the next chunk (and its signal, ordered by the fence of
+ * shr_coll_add) leaves before this one completes; *pending_p then says a
+ * shr_quiet_pes of the receivers is due before the source may change. */
+static inline void shr_hier_put_pipe(shr_coll_t *sub, void *dest, const void *src, size_t len,
+                                     int member, bool *pending_p)
+{
+    bool nbi = len >= ((size_t)32 << 10);
+
+    shr_rma_put(shr_ctx_default, dest, src, len, shr_coll_wpe(sub, member), nbi);
+    *pending_p |= nbi;
+}
+
 /* Bytes combined or copied at a time. */
 #define SHR_HIER_CHUNK 4096
 

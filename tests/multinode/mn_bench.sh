@@ -10,7 +10,80 @@
 #   each at least as good as OSHMEM.
 #
 #   mn_bench.sh SHIMMER_BUILD_DIR [ROUNDS]     (root; needs mpirun, oshcc, ucx_perftest)
+#
+# Collectives, hierarchical against flat (bench/coll.c, team API by default):
+#   mn_bench.sh --coll SHIMMER_BUILD_DIR [ROUNDS] [LAYOUTS] [API]
+# runs bench/coll at 8 B, 4 KiB and 1 MiB on each layout (default "2x2 4x1")
+# in interleaved rounds: every collective with its hierarchical algorithm
+# forced (SHIMMER_COLL_<NAME>_ALGO=hier), then with the flat algorithm the
+# automatic choice takes without a hierarchy (per size: eager for 8 B, the
+# remote flat algorithms above), and prints the median per point and the
+# ratio flat / hier (> 1: hierarchy faster).  API: team or active_set.
+# The barrier is timed in runs of its own: every other collective is timed
+# after a barrier_all of the automatic choice in both variants (the barrier
+# before a call decides how far apart the PEs enter it).
 set -u
+if [ "${1:-}" = --coll ]; then
+    shift
+    BUILD=$(cd "${1:?usage: mn_bench.sh --coll BUILD_DIR [ROUNDS] [LAYOUTS] [API]}" && pwd)
+    ROUNDS=${2:-5}
+    LAYOUTS=${3:-2x2 4x1}
+    API=${4:-team}
+    HERE=$(cd "$(dirname "$0")" && pwd)
+    export MN_PREFIX=${MN_PREFIX:-mnbench} MN_NET=${MN_NET:-10.215.0}
+    BENCH=$BUILD/bench/coll
+    [ -x "$BENCH" ] || ninja -C "$BUILD" bench/coll > /dev/null || exit 1
+    "$HERE/mn_run.sh" setup > /dev/null || exit $?
+    work=$(mktemp -d /tmp/mn_bench.XXXXXX)
+    trap '[ -n "${MN_BENCH_KEEP:-}" ] && cp "$work/res" "$MN_BENCH_KEEP"; rm -rf "$work"' EXIT
+    tflag=""
+    [ "$API" = team ] && tflag="-T team"
+    ALL="BROADCAST COLLECT FCOLLECT ALLTOALL REDUCE SCAN"
+    # the flat algorithms auto takes without a hierarchy, per size class
+    flat_env() { # small|large
+        local e="-x SHIMMER_COLL_COLLECT_ALGO=flat"
+        if [ "$1" = small ]; then
+            e="$e -x SHIMMER_COLL_BROADCAST_ALGO=eager -x SHIMMER_COLL_FCOLLECT_ALGO=eager"
+            e="$e -x SHIMMER_COLL_ALLTOALL_ALGO=eager -x SHIMMER_COLL_REDUCE_ALGO=eager"
+        else
+            e="$e -x SHIMMER_COLL_BROADCAST_ALGO=tree -x SHIMMER_COLL_FCOLLECT_ALGO=push"
+            e="$e -x SHIMMER_COLL_ALLTOALL_ALGO=push -x SHIMMER_COLL_REDUCE_ALGO=tree"
+        fi
+        echo "$e"
+    }
+    run() { # layout tag sizes env...
+        local layout=$1 tag=$2 sizes=$3 np
+        shift 3
+        np=$(awk -v m="$layout" 'BEGIN { if (m ~ /x/) { split(m, a, "x"); sub("c", "", a[2]); print a[1] * a[2] }
+                                          else { n = split(m, a, "+"); s = 0; for (i = 1; i <= n; i++) s += a[i]; print s } }')
+        "$HERE/mn_run.sh" "$layout" "$np" -t 200 "$@" -- "$BENCH" $sizes -f csv $tflag 2>/dev/null |
+            awk -F, -v l="$layout" -v t="$tag" '$NF == "true" { print l, t, $1, $4, $5 }' >> "$work/res"
+    }
+    for ((r = 1; r <= ROUNDS; r++)); do
+        echo "round $r" >&2
+        for layout in $LAYOUTS; do
+            hier=""
+            for c in $ALL; do hier="$hier -x SHIMMER_COLL_${c}_ALGO=hier"; done
+            run "$layout" hier "-x barrier" -x SHIMMER_COLL_BARRIER_ALGO=hier
+            run "$layout" flat "-x barrier" -x SHIMMER_COLL_BARRIER_ALGO=central
+            run "$layout" hier "-x bcast,collect,fcollect,alltoall,reduce -m 8,4k,1M" $hier
+            run "$layout" flat "-x bcast,collect,fcollect,alltoall,reduce -m 8" $(flat_env small)
+            run "$layout" flat "-x bcast,collect,fcollect,alltoall,reduce -m 4k,1M" $(flat_env large)
+        done
+    done
+    echo
+    echo "bench/coll ($API API), median of $ROUNDS interleaved rounds, latency in us"
+    printf "%-6s %-9s %8s %12s %12s %8s\n" layout coll size hier flat flat/hier
+    awk '{ k = $1 " " $3 " " $4; v[k " " $2] = v[k " " $2] " " $5; keys[k] = 1 }
+         END { for (k in keys) print k, "|" v[k " hier"], "|" v[k " flat"] }' "$work/res" |
+    sort -k1,1 -k2,2 -k3,3n | while read -r layout coll size rest; do
+        h=$(echo "$rest" | cut -d'|' -f2 | tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "nan" }')
+        f=$(echo "$rest" | cut -d'|' -f3 | tr ' ' '\n' | grep . | sort -g | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "nan" }')
+        printf "%-6s %-9s %8s %12s %12s %8s\n" "$layout" "$coll" "$size" "$h" "$f" \
+            "$(awk -v a="$f" -v b="$h" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+    done
+    exit 0
+fi
 BUILD=$(cd "${1:?usage: mn_bench.sh BUILD_DIR [ROUNDS]}" && pwd)
 ROUNDS=${2:-3}
 HERE=$(cd "$(dirname "$0")" && pwd)
