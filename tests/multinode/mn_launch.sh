@@ -45,7 +45,7 @@ rm -f /tmp/mn_foreign.$$
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun (install openmpi-bin)"; exit 77; }
 "$MN_RUN" setup > /dev/null || exit $?
 for c in "${NETNS_CLUSTER:-}" "$HERE/../../../shared/tools/netns-cluster" \
-         /work/shared/tools/netns-cluster "$HERE/netns-cluster"; do
+         "$HERE/netns-cluster"; do
     if [ -n "$c" ] && [ -x "$c" ]; then CLUSTER=$c; break; fi
 done
 FLAGS=$("$CLUSTER" mpiflags)

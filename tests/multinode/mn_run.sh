@@ -59,7 +59,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 find_cluster() {
     local c
     for c in "${NETNS_CLUSTER:-}" "$SRC/../shared/tools/netns-cluster" \
-             /work/shared/tools/netns-cluster "$HERE/netns-cluster"; do
+             "$HERE/netns-cluster"; do
         if [ -n "$c" ] && [ -x "$c" ]; then echo "$c"; return 0; fi
     done
     return 1

@@ -12,6 +12,7 @@ import argparse
 import glob
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -199,7 +200,9 @@ def job_pids(pid_dir):
     pids = []
     for f in glob.glob(os.path.join(pid_dir, "pe*.pid")):
         with open(f) as fh:
-            pids.append(int(fh.read().strip()))
+            text = fh.read()
+        if text.endswith("\n"):  # complete: the PE may be writing it now
+            pids.append(int(text))
     return pids
 
 
@@ -220,10 +223,11 @@ def start_hanging_job(n, env=None):
     while len(job_pids(pid_dir)) < n and time.time() < deadline:
         time.sleep(0.05)
     pids = job_pids(pid_dir)
+    shutil.rmtree(pid_dir, ignore_errors=True)  # the PEs wrote them at start
     if len(pids) < n:
         job.kill()
         raise Fail("job did not start")
-    return job, pids, pid_dir
+    return job, pids
 
 
 def expect_all_gone(pids, within=5.0):
@@ -281,7 +285,7 @@ def cleanup_global_exit():
 def cleanup_kill9_pe():
     for backing in ("memfd", "file"):
         before = shm_entries()
-        job, pids, _ = start_hanging_job(4, {"SHIMMER_SHM_BACKING": backing})
+        job, pids = start_hanging_job(4, {"SHIMMER_SHM_BACKING": backing})
         time.sleep(0.2)
         os.kill(pids[2], signal.SIGKILL)
         try:
@@ -298,7 +302,7 @@ def cleanup_kill9_pe():
 @case
 def cleanup_kill9_oshrun():
     before = shm_entries()
-    job, pids, _ = start_hanging_job(4)
+    job, pids = start_hanging_job(4)
     time.sleep(0.2)
     job.kill()  # SIGKILL to oshrun itself
     job.wait()
@@ -309,7 +313,7 @@ def cleanup_kill9_oshrun():
 @case
 def cleanup_sigterm_oshrun():
     before = shm_entries()
-    job, pids, _ = start_hanging_job(3)
+    job, pids = start_hanging_job(3)
     job.send_signal(signal.SIGTERM)
     job.communicate(timeout=10)
     if job.returncode != 128 + signal.SIGTERM:
@@ -330,7 +334,7 @@ def cleanup_crash_takes_job_down():
 @case
 def segments_private_to_user():
     """Every segment a running job holds is mode 0600; no socket files."""
-    job, pids, _ = start_hanging_job(2, {"SHIMMER_SHM_BACKING": "memfd"})
+    job, pids = start_hanging_job(2, {"SHIMMER_SHM_BACKING": "memfd"})
     try:
         seen = 0
         for pid in pids:
