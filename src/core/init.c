@@ -503,9 +503,15 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
         exit_hook = true;
     }
     print_banner();
-    shr_coll_barrier(shr_team_world);
-    /* every peer holds its mappings now: a file-backed segment's name can go
-     * (after the barrier init needs anyway: no extra launcher round trip) */
+    /* Every PE has passed the exchange: every segment exists and is
+     * registered, and a team's sync words are only ever incremented, so
+     * early operations from peers are safe.  What remains is that this
+     * node's peers map our segment.  Across nodes only the node meets: a
+     * world barrier would cost every PE a UCX wire-up (ms over TCP) before
+     * the program sends a byte. */
+    shr_coll_barrier(shr_g.needs_progress ? shr_team_shared : shr_team_world);
+    /* this node's peers hold their mappings now: a file-backed segment's
+     * name can go */
     shr_shm_seg_unlink(&my_heap);
     *provided_p = shr_g.thread_level;
     return SHR_OK;
@@ -538,7 +544,9 @@ void shr_finalize(const char *routine)
     }
     shr_quiet(shr_ctx_default);
     /* nobody may touch our memory once we start releasing it */
-    shr_coll_barrier(shr_team_world);
+    if (!shr_remote_final_barrier()) {
+        shr_coll_barrier(shr_team_world);
+    }
     shr_team_fini();
     shr_remote_fini();
     shr_g.check_gate = 1;

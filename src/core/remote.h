@@ -29,7 +29,14 @@ shr_status_t shr_remote_publish(const char *routine);
  * (exchanging addresses and keys through boot).  Logs the cause on error,
  * naming `routine`. */
 shr_status_t shr_remote_init(const char *routine);
-/* Collective; the last finalize, after a final barrier. */
+/* The last finalize's barrier when some peer is remote (shr_g.needs_progress,
+ * the same on every PE): completes every context's operations, then meets
+ * every PE through boot while driving the transport (remote peers' last
+ * operations need our progress).  No endpoint is made for it: a job that
+ * never sent a byte across nodes never wires one up.  False, doing nothing,
+ * when no peer is remote (the caller's shared-memory barrier is cheaper). */
+bool shr_remote_final_barrier(void);
+/* Collective; the last finalize, after the final barrier. */
 void shr_remote_fini(void);
 
 /* Per-context state (ctx->transport) of a user-created context: create

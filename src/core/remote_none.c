@@ -37,6 +37,11 @@ shr_status_t shr_remote_init(const char *routine)
     return SHR_OK;
 }
 
+bool shr_remote_final_barrier(void)
+{
+    return false;
+}
+
 void shr_remote_fini(void)
 {
 }

@@ -22,7 +22,63 @@
 # The barrier is timed in runs of its own: every other collective is timed
 # after a barrier_all of the automatic choice in both variants (the barrier
 # before a call decides how far apart the PEs enter it).
+#
+# Start-up, 4 PEs on 2 hosts under mpirun (the issue's 1.2x target):
+#   mn_bench.sh --startup SHIMMER_BUILD_DIR [ROUNDS]
+# times, interleaved, ROUNDS launches each of `true`, a bare PMIx client
+# (mn_pmix_bare.c: what the launcher's client library alone costs) and
+# Shimmer's hello (examples/hello.c), and prints medians and ratios to `true`.
 set -u
+if [ "${1:-}" = --startup ]; then
+    shift
+    BUILD=$(cd "${1:?usage: mn_bench.sh --startup BUILD_DIR [ROUNDS]}" && pwd)
+    ROUNDS=${2:-15}
+    HERE=$(cd "$(dirname "$0")" && pwd)
+    export MN_PREFIX=${MN_PREFIX:-mnbench} MN_NET=${MN_NET:-10.215.0}
+    export NETNS_CLUSTER_PREFIX=$MN_PREFIX NETNS_CLUSTER_NET=$MN_NET
+    P=$MN_PREFIX
+    "$HERE/mn_run.sh" setup > /dev/null || exit $?
+    for c in "${NETNS_CLUSTER:-}" "$HERE/../../../shared/tools/netns-cluster" \
+             "$HERE/netns-cluster"; do
+        if [ -n "$c" ] && [ -x "$c" ]; then CLUSTER=$c; break; fi
+    done
+    work=$(mktemp -d /tmp/mn_startup.XXXXXX)
+    trap 'rm -rf "$work"' EXIT
+    "$BUILD/bin/oshcc" -O2 -o "$work/hello" "$HERE/../../examples/hello.c" || exit 1
+    # shellcheck disable=SC2046
+    cc -O2 -o "$work/pmix_bare" "$HERE/mn_pmix_bare.c" $(pkg-config --cflags --libs pmix) ||
+        exit 1
+    printf "%s0 slots=2\n%s1 slots=2\n" "$P" "$P" > "$work/hosts"
+    FLAGS=$("$CLUSTER" mpiflags)
+    launch() { # program -> wall seconds (nan if it failed)
+        local s e
+        s=$(date +%s.%N)
+        if timeout 60 "$CLUSTER" exec "${P}0" \
+               "cd /tmp && mpirun --allow-run-as-root --hostfile $work/hosts $FLAGS -np 4 $1" \
+               > /dev/null 2>&1; then
+            e=$(date +%s.%N)
+            awk -v a="$s" -v b="$e" 'BEGIN { printf "%.4f\n", b - a }'
+        else
+            echo nan
+        fi
+    }
+    for ((r = 1; r <= ROUNDS; r++)); do
+        echo "true $(launch true)" >> "$work/res"
+        echo "pmix $(launch "$work/pmix_bare")" >> "$work/res"
+        echo "shimmer $(launch "$work/hello")" >> "$work/res"
+    done
+    med() { awk -v k="$1" '$1 == k && $2 != "nan" { print $2 }' "$work/res" | sort -g |
+            awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "nan" }'; }
+    t=$(med true)
+    echo "start-up of 4 PEs on 2 namespace hosts under mpirun, median of $ROUNDS interleaved runs"
+    for k in true pmix shimmer; do
+        m=$(med "$k")
+        printf "%-8s %8.1f ms  %5s x true\n" "$k" "$(awk -v m="$m" 'BEGIN { print m * 1000 }')" \
+            "$(awk -v a="$m" -v b="$t" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
+    done
+    echo "(target: shimmer <= 1.20 x true; pmix = PMIx_Init + one fence + PMIx_Finalize alone)"
+    exit 0
+fi
 if [ "${1:-}" = --coll ]; then
     shift
     BUILD=$(cd "${1:?usage: mn_bench.sh --coll BUILD_DIR [ROUNDS] [LAYOUTS] [API]}" && pwd)
@@ -92,7 +148,7 @@ export NETNS_CLUSTER_PREFIX=$MN_PREFIX NETNS_CLUSTER_NET=$MN_NET
 P=$NETNS_CLUSTER_PREFIX
 "$HERE/mn_run.sh" setup > /dev/null || exit $?
 for c in "${NETNS_CLUSTER:-}" "$HERE/../../../shared/tools/netns-cluster" \
-         /work/shared/tools/netns-cluster "$HERE/netns-cluster"; do
+         "$HERE/netns-cluster"; do
     if [ -n "$c" ] && [ -x "$c" ]; then CLUSTER=$c; break; fi
 done
 for tool in mpirun ucx_perftest; do

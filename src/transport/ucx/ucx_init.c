@@ -13,11 +13,12 @@
  *   shr_remote_fini: complete, meet every PE (driving the workers while
  *     waiting, so that nobody's last operations starve), then close.
  *
- * UCX configuration: UCX_* variables reach UCX untouched.  Two defaults are
- * Shimmer's when the user did not set them: ATOMIC_MODE=cpu (the atomicity
- * design, docs/ucx.md) and, before UCX 1.14, MAX_RNDV_RAILS=1 (one RMA
- * lane, so that ucp_worker_fence orders; 1.14 does this itself; with more
- * rails shmem_fence flushes instead).
+ * UCX configuration: UCX_* variables reach UCX untouched.  Three defaults
+ * are Shimmer's when the user did not set them: ATOMIC_MODE=cpu (the
+ * atomicity design, docs/ucx.md), TLS=^sm (no intra-node transports: this
+ * node's PEs are mapped, not reached through UCX) and, before UCX 1.14,
+ * MAX_RNDV_RAILS=1 (one RMA lane, so that ucp_worker_fence orders; 1.14
+ * does this itself; with more rails shmem_fence flushes instead).
  */
 #include "core/remote.h"
 
@@ -50,6 +51,13 @@ static shr_status_t shr_ucx_context_create(const char *routine, int local_size)
         shr_warn("UCX_ATOMIC_MODE=%s: atomic operations from other nodes may not be atomic "
                  "with those of this node's PEs on the same location (Shimmer needs cpu); "
                  "unset it", mode);
+    }
+    /* Every PE UCX reaches is on another node (this node's are mapped),
+     * unless SHIMMER_REMOTE_PES makes local peers remote: its shared-memory
+     * transports would never carry a byte, yet their interfaces cost ~3 ms
+     * of worker creation per process at start-up. */
+    if (shr_env_get_raw("UCX_TLS") == NULL && shr_config.remote_pes[0] == '\0') {
+        ucp_config_modify(config, "TLS", "^sm");
     }
     shr_ucx.strong_fence = false;
 #if !SHR_UCX_API_AT_LEAST(1, 14)
@@ -240,23 +248,35 @@ static void shr_ucx_fini_progress(void *arg)
     shr_ucx_progress_all();
 }
 
+bool shr_remote_final_barrier(void)
+{
+    if (!shr_ucx.active) {
+        return false;
+    }
+    if (shr_ucx.finalizing) {
+        return true; /* met already */
+    }
+    /* peers leave from here on: their connections closing is no failure */
+    __atomic_store_n(&shr_ucx.finalizing, 1, __ATOMIC_RELEASE);
+    for (shr_ucx_worker_t *w = shr_ucx.dflt; w != NULL; w = w->next) {
+        shr_ucx_lock(w);
+        (void)shr_ucx_flush(w, NULL, 0);
+        shr_ucx_unlock(w);
+    }
+    /* nobody releases memory or closes before everybody completed */
+    if (shr_boot_barrier_progress(shr_ucx_fini_progress, NULL) != SHR_OK) {
+        shr_warn("finalize: the final bootstrap barrier failed; closing anyway");
+    }
+    return true;
+}
+
 void shr_remote_fini(void)
 {
     if (!shr_ucx.published) {
         return;
     }
     if (shr_ucx.active) {
-        /* peers leave from here on: their connections closing is no failure */
-        __atomic_store_n(&shr_ucx.finalizing, 1, __ATOMIC_RELEASE);
-        for (shr_ucx_worker_t *w = shr_ucx.dflt; w != NULL; w = w->next) {
-            shr_ucx_lock(w);
-            (void)shr_ucx_flush(w, NULL, 0);
-            shr_ucx_unlock(w);
-        }
-        /* nobody closes before everybody completed */
-        if (shr_boot_barrier_progress(shr_ucx_fini_progress, NULL) != SHR_OK) {
-            shr_warn("finalize: the final bootstrap barrier failed; closing anyway");
-        }
+        (void)shr_remote_final_barrier(); /* finalize met already: returns at once */
         shr_ucx_progress_thread_stop();
         /* contexts the program did not destroy, then the pool */
         for (int list = 0; list < 2; list++) {
