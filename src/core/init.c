@@ -415,6 +415,12 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
         *provided_p = shr_g.thread_level;
         return SHR_OK;
     }
+    /* a job across nodes needs the remote transport: start it while the
+     * launcher's handshake below waits */
+    int size_hint, local_hint;
+    if (shr_boot_shape_hint(&size_hint, &local_hint)) {
+        shr_remote_prestart(size_hint, local_hint);
+    }
     /* join the job first: every later message can then name this PE */
     status = shr_boot_init(&rank, &size);
     if (status != SHR_OK) {

@@ -16,6 +16,12 @@
 #include "core/amo_inline.h"
 #include "core/team.h"
 
+/* Before boot joins the job, when the starter's environment says the job
+ * spans nodes (shr_boot_shape_hint): begins bringing the transport up in
+ * the background, overlapping the launcher's handshake.  Best effort and
+ * silent; shr_remote_publish takes the result or discards it. */
+void shr_remote_prestart(int n_pes_hint, int local_size_hint);
+
 /* Before the init exchange (shr_boot_allgather of the PE cards), on every
  * PE: if some peer may be out of load/store reach (the starter places PEs on
  * several nodes, or SHIMMER_REMOTE_PES names some), brings the transport up

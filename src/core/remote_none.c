@@ -18,6 +18,11 @@ static _Noreturn void unreachable(int pe)
     shr_fatal(1, line);
 }
 
+void shr_remote_prestart(int n_pes_hint, int local_size_hint)
+{
+    (void)n_pes_hint, (void)local_size_hint;
+}
+
 shr_status_t shr_remote_publish(const char *routine)
 {
     (void)routine;

@@ -30,43 +30,58 @@
 #include "transport/ucx/ucx_inline.h"
 #include "util/log.h"
 
+/* Longest nap between progress rounds in the final barrier: the barrier's
+ * end is seen at most this late. */
+#define SHR_UCX_FINI_NAP_NS 50000
+
 shr_ucx_t shr_ucx = {.list_lock = PTHREAD_MUTEX_INITIALIZER};
 
-static shr_status_t shr_ucx_context_create(const char *routine, int local_size)
+/* Shimmer's defaults for what the user left unset (see the top), and
+ * what the user's own settings mean for us.  Main thread, before the
+ * context is used. */
+static void shr_ucx_config_check(void)
 {
-    ucp_params_t params;
-    ucp_config_t *config;
-    const char *mode;
-    shr_status_t status;
+    const char *mode = shr_env_get_raw("UCX_ATOMIC_MODE");
 
-    status = shr_ucx_status(ucp_config_read(NULL, NULL, &config),
-                            "%s: reading the UCX configuration", routine);
-    if (status != SHR_OK) {
-        return status;
-    }
-    mode = shr_env_get_raw("UCX_ATOMIC_MODE");
-    if (mode == NULL) {
-        ucp_config_modify(config, "ATOMIC_MODE", "cpu");
-    } else if (strcmp(mode, "cpu") != 0) {
+    if (mode != NULL && strcmp(mode, "cpu") != 0) {
         shr_warn("UCX_ATOMIC_MODE=%s: atomic operations from other nodes may not be atomic "
                  "with those of this node's PEs on the same location (Shimmer needs cpu); "
                  "unset it", mode);
+    }
+    shr_ucx.strong_fence = false;
+#if !SHR_UCX_API_AT_LEAST(1, 14)
+    const char *rails = shr_env_get_raw("UCX_MAX_RNDV_RAILS");
+    shr_ucx.strong_fence = rails != NULL && strtol(rails, NULL, 10) > 1;
+#endif
+    shr_ucx.wakeup = true; /* the context always asks for UCP_FEATURE_WAKEUP */
+}
+
+/* The context, without logging (the start-up helper thread calls it too).
+ * local_remote: SHIMMER_REMOTE_PES sends this node's peers through UCX. */
+static ucs_status_t shr_ucx_context_make(size_t n_eps, size_t ppn, bool local_remote,
+                                         ucp_context_h *context_p)
+{
+    ucp_params_t params;
+    ucp_config_t *config;
+    ucs_status_t st = ucp_config_read(NULL, NULL, &config);
+
+    if (st != UCS_OK) {
+        return st;
+    }
+    if (shr_env_get_raw("UCX_ATOMIC_MODE") == NULL) {
+        ucp_config_modify(config, "ATOMIC_MODE", "cpu");
     }
     /* Every PE UCX reaches is on another node (this node's are mapped),
      * unless SHIMMER_REMOTE_PES makes local peers remote: its shared-memory
      * transports would never carry a byte, yet their interfaces cost ~3 ms
      * of worker creation per process at start-up. */
-    if (shr_env_get_raw("UCX_TLS") == NULL && shr_config.remote_pes[0] == '\0') {
+    if (shr_env_get_raw("UCX_TLS") == NULL && !local_remote) {
         ucp_config_modify(config, "TLS", "^sm");
     }
-    shr_ucx.strong_fence = false;
 #if !SHR_UCX_API_AT_LEAST(1, 14)
     /* 1.13 names the RMA bandwidth lanes' limit MAX_RNDV_RAILS (default 2) */
-    const char *rails = shr_env_get_raw("UCX_MAX_RNDV_RAILS");
-    if (rails == NULL) {
+    if (shr_env_get_raw("UCX_MAX_RNDV_RAILS") == NULL) {
         ucp_config_modify(config, "MAX_RNDV_RAILS", "1");
-    } else {
-        shr_ucx.strong_fence = strtol(rails, NULL, 10) > 1;
     }
 #endif
     memset(&params, 0, sizeof(params));
@@ -77,22 +92,106 @@ static shr_status_t shr_ucx_context_create(const char *routine, int local_size)
      * sleep on the worker's fd so that a peer's message ends the nap */
     params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
                       UCP_FEATURE_WAKEUP;
-    shr_ucx.wakeup = true;
     params.mt_workers_shared = 1; /* contexts' workers run in different threads */
-    params.estimated_num_eps = (size_t)shr_g.n_pes;
-    params.estimated_num_ppn = (size_t)(local_size > 0 ? local_size : 1);
+    params.estimated_num_eps = n_eps;
+    params.estimated_num_ppn = ppn > 0 ? ppn : 1;
     params.name = "shimmer";
-    status = shr_ucx_status(ucp_init(&params, config, &shr_ucx.context),
-                            "%s: starting UCX (for the PEs on other nodes)", routine);
+    st = ucp_init(&params, config, context_p);
     ucp_config_release(config);
-    return status;
+    return st;
 }
 
-shr_status_t shr_ucx_worker_create(bool must_lock, const char *routine,
-                                   shr_ucx_worker_t **worker_p)
+static ucs_status_t shr_ucx_worker_make(ucp_context_h context, ucp_worker_h *worker_p)
 {
     ucp_worker_params_t params = {.field_mask = UCP_WORKER_PARAM_FIELD_THREAD_MODE,
                                   .thread_mode = UCS_THREAD_MODE_SERIALIZED};
+
+    return ucp_worker_create(context, &params, worker_p);
+}
+
+/* ---- start-up overlap ------------------------------------------------------
+ * Joining a PMIx job waits mostly on the launcher's daemon (PMIx_Init is
+ * ~10 ms of which little is CPU).  When the starter's environment already
+ * says the job spans nodes, a helper thread makes the context and the
+ * default worker meanwhile (~2 ms saved per start-up); publish takes them.
+ * The helper logs nothing: if it failed, publish does the work again and
+ * reports. */
+static struct {
+    pthread_t thread;
+    bool started;
+    size_t n_eps, ppn;
+    ucp_context_h context;
+    ucp_worker_h worker;
+} shr_ucx_early;
+
+static void *shr_ucx_early_main(void *arg)
+{
+    (void)arg;
+    if (shr_ucx_context_make(shr_ucx_early.n_eps, shr_ucx_early.ppn, false,
+                             &shr_ucx_early.context) != UCS_OK) {
+        shr_ucx_early.context = NULL;
+        return NULL;
+    }
+    if (shr_ucx_worker_make(shr_ucx_early.context, &shr_ucx_early.worker) != UCS_OK) {
+        shr_ucx_early.worker = NULL;
+    }
+    return NULL;
+}
+
+void shr_remote_prestart(int n_pes_hint, int local_size_hint)
+{
+    /* SHIMMER_REMOTE_PES changes the transports the context wants */
+    if (shr_ucx_early.started || shr_ucx.context != NULL ||
+        shr_env_get_raw("SHIMMER_REMOTE_PES") != NULL) {
+        return;
+    }
+    shr_ucx_early.n_eps = (size_t)n_pes_hint;
+    shr_ucx_early.ppn = (size_t)local_size_hint;
+    shr_ucx_early.context = NULL;
+    shr_ucx_early.worker = NULL;
+    shr_ucx_early.started =
+        pthread_create(&shr_ucx_early.thread, NULL, shr_ucx_early_main, NULL) == 0;
+}
+
+/* Waits for the helper; moves its context into shr_ucx.context when `use`
+ * (and returns its worker, or NULL), else destroys what it made. */
+static ucp_worker_h shr_ucx_early_take(bool use)
+{
+    ucp_worker_h worker;
+
+    if (!shr_ucx_early.started) {
+        return NULL;
+    }
+    pthread_join(shr_ucx_early.thread, NULL);
+    shr_ucx_early.started = false;
+    worker = shr_ucx_early.worker;
+    if (!use && shr_ucx_early.context != NULL) {
+        if (worker != NULL) {
+            ucp_worker_destroy(worker);
+        }
+        ucp_cleanup(shr_ucx_early.context);
+        return NULL;
+    }
+    shr_ucx.context = shr_ucx_early.context;
+    return worker;
+}
+
+static shr_status_t shr_ucx_context_create(const char *routine, int local_size)
+{
+    shr_ucx_config_check();
+    if (shr_ucx.context != NULL) {
+        return SHR_OK; /* the start-up helper made it */
+    }
+    return shr_ucx_status(shr_ucx_context_make((size_t)shr_g.n_pes, (size_t)local_size,
+                                               shr_config.remote_pes[0] != '\0',
+                                               &shr_ucx.context),
+                          "%s: starting UCX (for the PEs on other nodes)", routine);
+}
+
+/* made: a ucp worker to adopt (the start-up helper's), or NULL */
+static shr_status_t shr_ucx_worker_wrap(ucp_worker_h made, bool must_lock, const char *routine,
+                                        shr_ucx_worker_t **worker_p)
+{
     shr_ucx_worker_t *w = calloc(1, sizeof(*w));
     shr_status_t status;
 
@@ -107,8 +206,10 @@ shr_status_t shr_ucx_worker_create(bool must_lock, const char *routine,
         free(w);
         return SHR_ERR_NO_MEMORY;
     }
-    status = shr_ucx_status(ucp_worker_create(shr_ucx.context, &params, &w->worker),
-                            "%s: creating a UCX worker", routine);
+    w->worker = made;
+    status = made != NULL ? SHR_OK
+                          : shr_ucx_status(shr_ucx_worker_make(shr_ucx.context, &w->worker),
+                                           "%s: creating a UCX worker", routine);
     if (status != SHR_OK) {
         free(w->peers);
         free(w->dirty);
@@ -119,6 +220,12 @@ shr_status_t shr_ucx_worker_create(bool must_lock, const char *routine,
     w->must_lock = must_lock;
     *worker_p = w;
     return SHR_OK;
+}
+
+shr_status_t shr_ucx_worker_create(bool must_lock, const char *routine,
+                                   shr_ucx_worker_t **worker_p)
+{
+    return shr_ucx_worker_wrap(NULL, must_lock, routine, worker_p);
 }
 
 void shr_ucx_worker_destroy(shr_ucx_worker_t *w, bool force)
@@ -179,13 +286,15 @@ shr_status_t shr_remote_publish(const char *routine)
     shr_boot_node(&node);
     if (shr_g.n_pes == 1 ||
         (node.local_size >= shr_g.n_pes && shr_config.remote_pes[0] == '\0')) {
+        (void)shr_ucx_early_take(false); /* the starter's hint was wrong */
         return SHR_OK; /* every PE shares this node's memory */
     }
+    ucp_worker_h early_worker = shr_ucx_early_take(true);
     status = shr_ucx_context_create(routine, node.local_size);
     if (status != SHR_OK) {
         return status;
     }
-    status = shr_ucx_worker_create(true, routine, &shr_ucx.dflt);
+    status = shr_ucx_worker_wrap(early_worker, true, routine, &shr_ucx.dflt);
     if (status == SHR_OK) {
         status = shr_ucx_rkey_publish(routine);
     }
@@ -241,11 +350,14 @@ shr_status_t shr_remote_init(const char *routine)
 }
 
 /* What waiting PEs do in the final barrier: keep everyone's last
- * operations (and their flushes) moving. */
+ * operations (and their flushes) moving, napping in between (woken by
+ * traffic): the launcher's daemons complete the barrier, and on a busy
+ * node a spinning waiter takes the CPU they need. */
 static void shr_ucx_fini_progress(void *arg)
 {
     (void)arg;
     shr_ucx_progress_all();
+    (void)shr_remote_nap(SHR_UCX_FINI_NAP_NS);
 }
 
 bool shr_remote_final_barrier(void)
