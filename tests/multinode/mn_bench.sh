@@ -29,19 +29,24 @@
 # (mn_pmix_bare.c: what the launcher's client library alone costs) and
 # Shimmer's hello (examples/hello.c), and prints medians and ratios to `true`.
 set -u
-if [ "${1:-}" = --startup ]; then
-    shift
-    BUILD=$(cd "${1:?usage: mn_bench.sh --startup BUILD_DIR [ROUNDS]}" && pwd)
-    ROUNDS=${2:-15}
-    HERE=$(cd "$(dirname "$0")" && pwd)
-    export MN_PREFIX=${MN_PREFIX:-mnbench} MN_NET=${MN_NET:-10.215.0}
-    export NETNS_CLUSTER_PREFIX=$MN_PREFIX NETNS_CLUSTER_NET=$MN_NET
-    P=$MN_PREFIX
+HERE=$(cd "$(dirname "$0")" && pwd)
+export MN_PREFIX=${MN_PREFIX:-mnbench} MN_NET=${MN_NET:-10.215.0}
+export NETNS_CLUSTER_PREFIX=$MN_PREFIX NETNS_CLUSTER_NET=$MN_NET
+P=$MN_PREFIX
+# The namespace hosts, and CLUSTER: the tool that reaches them.
+hosts_up() {
+    local c
     "$HERE/mn_run.sh" setup > /dev/null || exit $?
     for c in "${NETNS_CLUSTER:-}" "$HERE/../../../shared/tools/netns-cluster" \
              "$HERE/netns-cluster"; do
         if [ -n "$c" ] && [ -x "$c" ]; then CLUSTER=$c; break; fi
     done
+}
+if [ "${1:-}" = --startup ]; then
+    shift
+    BUILD=$(cd "${1:?usage: mn_bench.sh --startup BUILD_DIR [ROUNDS]}" && pwd)
+    ROUNDS=${2:-15}
+    hosts_up
     work=$(mktemp -d /tmp/mn_startup.XXXXXX)
     trap 'rm -rf "$work"' EXIT
     "$BUILD/bin/oshcc" -O2 -o "$work/hello" "$HERE/../../examples/hello.c" || exit 1
@@ -85,11 +90,9 @@ if [ "${1:-}" = --coll ]; then
     ROUNDS=${2:-5}
     LAYOUTS=${3:-2x2 4x1}
     API=${4:-team}
-    HERE=$(cd "$(dirname "$0")" && pwd)
-    export MN_PREFIX=${MN_PREFIX:-mnbench} MN_NET=${MN_NET:-10.215.0}
     BENCH=$BUILD/bench/coll
     [ -x "$BENCH" ] || ninja -C "$BUILD" bench/coll > /dev/null || exit 1
-    "$HERE/mn_run.sh" setup > /dev/null || exit $?
+    hosts_up
     work=$(mktemp -d /tmp/mn_bench.XXXXXX)
     trap '[ -n "${MN_BENCH_KEEP:-}" ] && cp "$work/res" "$MN_BENCH_KEEP"; rm -rf "$work"' EXIT
     tflag=""
@@ -142,15 +145,7 @@ if [ "${1:-}" = --coll ]; then
 fi
 BUILD=$(cd "${1:?usage: mn_bench.sh BUILD_DIR [ROUNDS]}" && pwd)
 ROUNDS=${2:-3}
-HERE=$(cd "$(dirname "$0")" && pwd)
-export MN_PREFIX=${MN_PREFIX:-mnbench} MN_NET=${MN_NET:-10.215.0}
-export NETNS_CLUSTER_PREFIX=$MN_PREFIX NETNS_CLUSTER_NET=$MN_NET
-P=$NETNS_CLUSTER_PREFIX
-"$HERE/mn_run.sh" setup > /dev/null || exit $?
-for c in "${NETNS_CLUSTER:-}" "$HERE/../../../shared/tools/netns-cluster" \
-         "$HERE/netns-cluster"; do
-    if [ -n "$c" ] && [ -x "$c" ]; then CLUSTER=$c; break; fi
-done
+hosts_up
 for tool in mpirun ucx_perftest; do
     command -v $tool > /dev/null || { echo "SKIP: no $tool"; exit 77; }
 done
