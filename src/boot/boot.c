@@ -106,13 +106,6 @@ void shr_boot_fini(void)
     shr_boot_is_active = false;
 }
 
-bool shr_boot_shape_hint(int *size_p, int *local_size_p)
-{
-    const shr_boot_ops_t *ops = shr_boot_pick();
-
-    return ops->shape_hint != NULL && ops->shape_hint(size_p, local_size_p);
-}
-
 shr_boot_kind_t shr_boot_kind(void)
 {
     const shr_boot_ops_t *ops = shr_boot_ops_get();

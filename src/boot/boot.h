@@ -25,13 +25,6 @@ typedef enum {
     SHR_BOOT_PMIX      /* a PMIx server */
 } shr_boot_kind_t;
 
-/* Before shr_boot_init, without joining: true when the starter's
- * environment says the job spans several nodes (Open MPI's
- * OMPI_COMM_WORLD_SIZE / _LOCAL_SIZE, Slurm's SLURM_STEP_NUM_NODES /
- * _NUM_TASKS), with the job's size and this node's share of it.  False when
- * nothing says so.  A hint only: init trusts what boot itself reports. */
-bool shr_boot_shape_hint(int *size_p, int *local_size_p);
-
 /* Connects to whatever started this process.  Sets *rank_p and *size_p only
  * on success.  Calling it again after shr_boot_fini() reconnects (the 1.6
  * re-initialisation rule). */

@@ -25,12 +25,10 @@ typedef struct {
     const char *(*job_id)(void);
     /* Optional (NULL: boot.c supplies the default).  barrier_progress: the
      * barrier, calling progress while it waits (default: barrier).  node:
-     * shape_hint: shr_boot_shape_hint, asked of the implementation that is
-     * present.  node: the node-local layout (default: every PE on this node, no name).
+     * node: the node-local layout (default: every PE on this node, no name).
      * put/get: a native key-value store whose puts travel with the next
      * allgather (default: boot.c carries them in the allgathers). */
     shr_status_t (*barrier_progress)(void (*progress)(void *arg), void *arg);
-    bool (*shape_hint)(int *size_p, int *local_size_p); /* default: false */
     void (*node)(shr_boot_node_t *node_p);
     shr_status_t (*put)(const char *key, const void *value, size_t len);
     shr_status_t (*get)(int rank, const char *key, void **value_p, size_t *len_p);

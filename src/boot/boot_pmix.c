@@ -78,34 +78,6 @@ static bool shr_boot_pmix_get_uint(bool job_level, const char *key, long *value_
     return true;
 }
 
-/* A positive integer at the start of environment variable `name`. */
-static int shr_boot_pmix_env_int(const char *name)
-{
-    const char *s = getenv(name);
-    long v = s != NULL ? strtol(s, NULL, 10) : 0;
-
-    return v > 0 && v < (1L << 30) ? (int)v : 0;
-}
-
-/* What PMIx launchers put in the environment besides PMIx itself. */
-static bool shr_boot_pmix_shape_hint(int *size_p, int *local_size_p)
-{
-    int size = shr_boot_pmix_env_int("OMPI_COMM_WORLD_SIZE");
-    int local = shr_boot_pmix_env_int("OMPI_COMM_WORLD_LOCAL_SIZE");
-
-    if (size == 0 && shr_boot_pmix_env_int("SLURM_STEP_NUM_NODES") > 1) {
-        size = shr_boot_pmix_env_int("SLURM_STEP_NUM_TASKS");
-        local = shr_boot_pmix_env_int("SLURM_STEP_TASKS_PER_NODE"); /* "4(x2),3": 4 */
-        local = local > 0 ? local : 1;
-    }
-    if (size == 0 || local == 0 || local >= size) {
-        return false;
-    }
-    *size_p = size;
-    *local_size_p = local;
-    return true;
-}
-
 static void shr_boot_pmix_at_exit(void)
 {
     if (shr_boot_px.connected) {
@@ -346,7 +318,6 @@ const shr_boot_ops_t shr_boot_pmix_ops = {
     .job_id = shr_boot_pmix_job_id,
     .abort = shr_boot_pmix_abort,
     .barrier_progress = shr_boot_pmix_barrier_progress,
-    .shape_hint = shr_boot_pmix_shape_hint,
     .node = shr_boot_pmix_node,
     .put = shr_boot_pmix_put,
     .get = shr_boot_pmix_get,

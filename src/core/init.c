@@ -415,12 +415,6 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
         *provided_p = shr_g.thread_level;
         return SHR_OK;
     }
-    /* a job across nodes needs the remote transport: start it while the
-     * launcher's handshake below waits */
-    int size_hint, local_hint;
-    if (shr_boot_shape_hint(&size_hint, &local_hint)) {
-        shr_remote_prestart(size_hint, local_hint);
-    }
     /* join the job first: every later message can then name this PE */
     status = shr_boot_init(&rank, &size);
     if (status != SHR_OK) {
@@ -429,6 +423,9 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     }
     shr_g.my_pe = rank;
     shr_g.n_pes = size;
+    /* a job across nodes needs the remote transport: its context and
+     * worker are made in the background while init does its local work */
+    shr_remote_prestart();
     gethostname(shr_g.host, sizeof(shr_g.host) - 1);
     shr_log_set_identity(rank, shr_g.host);
     status = shr_env_load(routine);

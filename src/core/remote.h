@@ -16,11 +16,11 @@
 #include "core/amo_inline.h"
 #include "core/team.h"
 
-/* Before boot joins the job, when the starter's environment says the job
- * spans nodes (shr_boot_shape_hint): begins bringing the transport up in
- * the background, overlapping the launcher's handshake.  Best effort and
- * silent; shr_remote_publish takes the result or discards it. */
-void shr_remote_prestart(int n_pes_hint, int local_size_hint);
+/* Right after boot joined the job (shr_g.n_pes set, nothing else yet):
+ * when the job spans nodes, begins bringing the transport up in the
+ * background, overlapping init's local work.  Best effort and silent;
+ * shr_remote_publish takes the result. */
+void shr_remote_prestart(void);
 
 /* Before the init exchange (shr_boot_allgather of the PE cards), on every
  * PE: if some peer may be out of load/store reach (the starter places PEs on

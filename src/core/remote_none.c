@@ -18,9 +18,8 @@ static _Noreturn void unreachable(int pe)
     shr_fatal(1, line);
 }
 
-void shr_remote_prestart(int n_pes_hint, int local_size_hint)
+void shr_remote_prestart(void)
 {
-    (void)n_pes_hint, (void)local_size_hint;
 }
 
 shr_status_t shr_remote_publish(const char *routine)

@@ -110,12 +110,12 @@ static ucs_status_t shr_ucx_worker_make(ucp_context_h context, ucp_worker_h *wor
 }
 
 /* ---- start-up overlap ------------------------------------------------------
- * Joining a PMIx job waits mostly on the launcher's daemon (PMIx_Init is
- * ~10 ms of which little is CPU).  When the starter's environment already
- * says the job spans nodes, a helper thread makes the context and the
- * default worker meanwhile (~2 ms saved per start-up); publish takes them.
- * The helper logs nothing: if it failed, publish does the work again and
- * reports. */
+ * Once boot has joined a job that spans nodes, a helper thread makes the
+ * context and the default worker (~2 ms: UCX loads its transport modules)
+ * while init reads its configuration and creates the segments; publish
+ * takes them.  Not earlier: PMIx_Init sets environment variables, and
+ * UCX reads the environment.  The helper logs nothing: if it failed,
+ * publish does the work again and reports. */
 static struct {
     pthread_t thread;
     bool started;
@@ -138,42 +138,36 @@ static void *shr_ucx_early_main(void *arg)
     return NULL;
 }
 
-void shr_remote_prestart(int n_pes_hint, int local_size_hint)
+void shr_remote_prestart(void)
 {
-    /* SHIMMER_REMOTE_PES changes the transports the context wants */
-    if (shr_ucx_early.started || shr_ucx.context != NULL ||
-        shr_env_get_raw("SHIMMER_REMOTE_PES") != NULL) {
+    shr_boot_node_t node;
+
+    shr_boot_node(&node);
+    /* SHIMMER_REMOTE_PES changes the transports the context wants: publish
+     * makes that context itself */
+    if (shr_ucx_early.started || shr_ucx.context != NULL || shr_g.n_pes == 1 ||
+        node.local_size >= shr_g.n_pes || shr_env_get_raw("SHIMMER_REMOTE_PES") != NULL) {
         return;
     }
-    shr_ucx_early.n_eps = (size_t)n_pes_hint;
-    shr_ucx_early.ppn = (size_t)local_size_hint;
+    shr_ucx_early.n_eps = (size_t)shr_g.n_pes;
+    shr_ucx_early.ppn = (size_t)node.local_size;
     shr_ucx_early.context = NULL;
     shr_ucx_early.worker = NULL;
     shr_ucx_early.started =
         pthread_create(&shr_ucx_early.thread, NULL, shr_ucx_early_main, NULL) == 0;
 }
 
-/* Waits for the helper; moves its context into shr_ucx.context when `use`
- * (and returns its worker, or NULL), else destroys what it made. */
-static ucp_worker_h shr_ucx_early_take(bool use)
+/* Waits for the helper; moves its context (if it made one) into
+ * shr_ucx.context and returns its worker (or NULL). */
+static ucp_worker_h shr_ucx_early_take(void)
 {
-    ucp_worker_h worker;
-
     if (!shr_ucx_early.started) {
         return NULL;
     }
     pthread_join(shr_ucx_early.thread, NULL);
     shr_ucx_early.started = false;
-    worker = shr_ucx_early.worker;
-    if (!use && shr_ucx_early.context != NULL) {
-        if (worker != NULL) {
-            ucp_worker_destroy(worker);
-        }
-        ucp_cleanup(shr_ucx_early.context);
-        return NULL;
-    }
     shr_ucx.context = shr_ucx_early.context;
-    return worker;
+    return shr_ucx_early.worker;
 }
 
 static shr_status_t shr_ucx_context_create(const char *routine, int local_size)
@@ -286,10 +280,9 @@ shr_status_t shr_remote_publish(const char *routine)
     shr_boot_node(&node);
     if (shr_g.n_pes == 1 ||
         (node.local_size >= shr_g.n_pes && shr_config.remote_pes[0] == '\0')) {
-        (void)shr_ucx_early_take(false); /* the starter's hint was wrong */
-        return SHR_OK; /* every PE shares this node's memory */
+        return SHR_OK; /* every PE shares this node's memory (no helper ran) */
     }
-    ucp_worker_h early_worker = shr_ucx_early_take(true);
+    ucp_worker_h early_worker = shr_ucx_early_take();
     status = shr_ucx_context_create(routine, node.local_size);
     if (status != SHR_OK) {
         return status;
