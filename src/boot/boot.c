@@ -43,27 +43,21 @@ static const shr_boot_ops_t *shr_boot_ops_get(void)
     return __atomic_load_n(&shr_boot_ops, __ATOMIC_ACQUIRE);
 }
 
-/* The implementation that would join the job now. */
-static const shr_boot_ops_t *shr_boot_pick(void)
-{
-    const size_t count = sizeof(shr_boot_impls) / sizeof(shr_boot_impls[0]);
-
-    for (size_t i = 0; i + 1 < count; i++) {
-        if (shr_boot_impls[i]->is_present()) {
-            return shr_boot_impls[i];
-        }
-    }
-    return shr_boot_impls[count - 1];
-}
-
 shr_status_t shr_boot_init(int *rank_p, int *size_p)
 {
-    const shr_boot_ops_t *ops = shr_boot_pick();
+    const size_t count = sizeof(shr_boot_impls) / sizeof(shr_boot_impls[0]);
+    const shr_boot_ops_t *ops = shr_boot_impls[count - 1];
     shr_status_t status;
     int rank, size;
 
     if (shr_boot_is_active) {
         return SHR_ERR_INVALID;
+    }
+    for (size_t i = 0; i < count; i++) {
+        if (shr_boot_impls[i]->is_present()) {
+            ops = shr_boot_impls[i];
+            break;
+        }
     }
     /* N copies started by a launcher we cannot talk to would each run as
      * a job of one PE and compute garbage: refuse, naming the launcher. */

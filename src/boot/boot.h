@@ -14,7 +14,6 @@
 #ifndef SHR_BOOT_H
 #define SHR_BOOT_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/status.h"

@@ -25,7 +25,7 @@ typedef struct {
     const char *(*job_id)(void);
     /* Optional (NULL: boot.c supplies the default).  barrier_progress: the
      * barrier, calling progress while it waits (default: barrier).  node:
-     * node: the node-local layout (default: every PE on this node, no name).
+     * the node-local layout (default: every PE on this node, no name).
      * put/get: a native key-value store whose puts travel with the next
      * allgather (default: boot.c carries them in the allgathers). */
     shr_status_t (*barrier_progress)(void (*progress)(void *arg), void *arg);

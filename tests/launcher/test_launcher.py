@@ -15,20 +15,8 @@ import sys
 import tempfile
 import time
 
-CASES = {}
-
-
-def case(fn):
-    CASES[fn.__name__] = fn
-    return fn
-
-
-class Fail(Exception):
-    pass
-
-
-class Skip(Exception):
-    pass
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from casekit import CASES, Fail, Skip, case, names_of, run as run_cases  # noqa: E402
 
 
 def check(cond, what, res=None):
@@ -584,30 +572,16 @@ def main():
         return 0
     if not a.oshrun or not a.probe:
         ap.error("--oshrun and --probe are required")
-    names = list(CASES) if a.cases in ([], ["all"]) else a.cases
-    failed = passed = skipped = 0
-    for name in names:
-        if name not in CASES:
-            print("unknown case %s" % name)
-            return 2
+    oshrun, probe = os.path.abspath(a.oshrun), os.path.abspath(a.probe)
+
+    def call(name):
         tmp = tempfile.mkdtemp(prefix="shr-launcher-%s-" % name)
-        t0 = time.monotonic()
         try:
-            CASES[name](Ctx(os.path.abspath(a.oshrun), os.path.abspath(a.probe), tmp))
-            print("PASS %s (%.2f s)" % (name, time.monotonic() - t0))
-            passed += 1
-        except Skip as e:
-            print("SKIP %s: %s" % (name, e))
-            skipped += 1
-        except (Fail, subprocess.TimeoutExpired) as e:
-            print("FAIL %s: %s" % (name, e))
-            failed += 1
+            CASES[name](Ctx(oshrun, probe, tmp))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
-    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    if failed:
-        return 1
-    return 77 if skipped and not passed else 0
+
+    return run_cases(names_of(a.cases), call)
 
 
 if __name__ == "__main__":

@@ -14,17 +14,10 @@ import re
 import subprocess
 import sys
 
-CASES = {}
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+from casekit import CASES, Fail, case, names_of, run as run_cases  # noqa: E402
+
 DEBUG = {"SHMEM_DEBUG": "1"}
-
-
-def case(fn):
-    CASES[fn.__name__] = fn
-    return fn
-
-
-class Fail(Exception):
-    pass
 
 
 def run(name, env=None, n=3, timeout=60):
@@ -168,16 +161,7 @@ def main():
         print("\n".join(CASES))
         return 0
     OSHRUN, PROG = args.oshrun, args.prog
-    names = list(CASES) if args.case == "all" else [args.case]
-    failed = 0
-    for name in names:
-        try:
-            CASES[name]()
-            print("PASS", name)
-        except (Fail, subprocess.TimeoutExpired) as e:
-            print("FAIL %s: %s" % (name, e))
-            failed += 1
-    return 1 if failed else 0
+    return run_cases(names_of(args.case), lambda name: CASES[name]())
 
 
 if __name__ == "__main__":

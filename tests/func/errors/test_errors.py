@@ -19,17 +19,8 @@ import sys
 import tempfile
 import time
 
-SKIP = 77
-CASES = {}
-
-
-def case(fn):
-    CASES[fn.__name__] = fn
-    return fn
-
-
-class Fail(Exception):
-    pass
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
+from casekit import CASES, Fail, Skip, case, names_of, run as run_cases  # noqa: E402
 
 
 def shm_entries():
@@ -174,13 +165,11 @@ def dev_shm_too_small():
     """A tmpfs too small for the heap: init refuses with bytes and remedy,
     never a SIGBUS later."""
     if os.geteuid() != 0:
-        print("skip: mounting a small tmpfs needs root")
-        sys.exit(SKIP)
+        raise Skip("mounting a small tmpfs needs root")
     d = tempfile.mkdtemp(prefix="shimmer-tiny-")
     if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=4m,mode=1777", "tmpfs", d]) != 0:
         os.rmdir(d)
-        print("skip: cannot mount tmpfs")
-        sys.exit(SKIP)
+        raise Skip("cannot mount tmpfs")
     try:
         rc, out, err = run(["ok"], env={"SHIMMER_SHM_BACKING": "file", "SHIMMER_SHM_DIR": d,
                                         "SHMEM_SYMMETRIC_SIZE": "64m"}, n=2)
@@ -370,16 +359,7 @@ def main():
         print("\n".join(CASES))
         return 0
     OSHRUN, PROG = args.oshrun, args.prog
-    names = list(CASES) if args.case == "all" else [args.case]
-    failed = 0
-    for name in names:
-        try:
-            CASES[name]()
-            print("PASS", name)
-        except Fail as e:
-            print("FAIL", name, "-", e)
-            failed += 1
-    return 1 if failed else 0
+    return run_cases(names_of(args.case), lambda name: CASES[name]())
 
 
 if __name__ == "__main__":
