@@ -91,6 +91,22 @@ static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
     c->full = true;
 }
 
+/* My block (a->src, a->len) into `at` of every member's dest, then one
+ * READY from each: the push of collect (linear) and fcollect. */
+static void push_block(shr_coll_t *c, const shr_coll_args_t *a, char *at)
+{
+    int n = c->team->n_pes;
+
+    for (int k = 1; k < n; k++) {
+        int m = shr_coll_rel(c, k);
+        shr_coll_put(c, at, a->src, a->len, m);
+        shr_coll_add(c, m, SHR_CW_READY, 1);
+    }
+    shr_coll_copy_local(at, a->src, a->len);
+    shr_coll_take(c, SHR_CW_READY, (uint64_t)n - 1);
+    c->full = true;
+}
+
 void shr_coll_collect_linear(shr_coll_t *c, const shr_coll_args_t *a)
 {
     int n = c->team->n_pes, me = c->team->my_pe;
@@ -104,15 +120,7 @@ void shr_coll_collect_linear(shr_coll_t *c, const shr_coll_args_t *a)
     if (me < n - 1) {
         shr_coll_add(c, me + 1, SHR_CW_CHAIN, off + a->len + 1);
     }
-    char *at = (char *)a->dest + off;
-    for (int k = 1; k < n; k++) {
-        int m = shr_coll_rel(c, k);
-        shr_coll_put(c, at, a->src, a->len, m);
-        shr_coll_add(c, m, SHR_CW_READY, 1);
-    }
-    shr_coll_copy_local(at, a->src, a->len);
-    shr_coll_take(c, SHR_CW_READY, (uint64_t)n - 1);
-    c->full = true;
+    push_block(c, a, (char *)a->dest + off);
 }
 
 void shr_coll_collect_flat(shr_coll_t *c, const shr_coll_args_t *a)
@@ -165,17 +173,7 @@ void shr_coll_fcollect_eager(shr_coll_t *c, const shr_coll_args_t *a)
 
 void shr_coll_fcollect_push(shr_coll_t *c, const shr_coll_args_t *a)
 {
-    int n = c->team->n_pes;
-    char *at = (char *)a->dest + (size_t)c->team->my_pe * a->len;
-
-    for (int k = 1; k < n; k++) {
-        int m = shr_coll_rel(c, k);
-        shr_coll_put(c, at, a->src, a->len, m);
-        shr_coll_add(c, m, SHR_CW_READY, 1);
-    }
-    shr_coll_copy_local(at, a->src, a->len);
-    shr_coll_take(c, SHR_CW_READY, (uint64_t)n - 1);
-    c->full = true;
+    push_block(c, a, (char *)a->dest + (size_t)c->team->my_pe * a->len);
 }
 
 void shr_coll_fcollect_pull(shr_coll_t *c, const shr_coll_args_t *a)
