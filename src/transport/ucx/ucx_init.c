@@ -119,15 +119,27 @@ static ucs_status_t shr_ucx_worker_make(ucp_context_h context, ucp_worker_h *wor
 static struct {
     pthread_t thread;
     bool started;
-    size_t n_eps, ppn;
     ucp_context_h context;
     ucp_worker_h worker;
 } shr_ucx_early;
 
+/* Some PE is on another node (boot's view; SHIMMER_REMOTE_PES aside). */
+static bool shr_ucx_job_spans_nodes(int *local_size_p)
+{
+    shr_boot_node_t node;
+
+    shr_boot_node(&node);
+    *local_size_p = node.local_size;
+    return shr_g.n_pes > 1 && node.local_size < shr_g.n_pes;
+}
+
 static void *shr_ucx_early_main(void *arg)
 {
+    int local_size;
+
     (void)arg;
-    if (shr_ucx_context_make(shr_ucx_early.n_eps, shr_ucx_early.ppn, false,
+    (void)shr_ucx_job_spans_nodes(&local_size);
+    if (shr_ucx_context_make((size_t)shr_g.n_pes, (size_t)local_size, false,
                              &shr_ucx_early.context) != UCS_OK) {
         shr_ucx_early.context = NULL;
         return NULL;
@@ -140,17 +152,14 @@ static void *shr_ucx_early_main(void *arg)
 
 void shr_remote_prestart(void)
 {
-    shr_boot_node_t node;
+    int local_size;
 
-    shr_boot_node(&node);
     /* SHIMMER_REMOTE_PES changes the transports the context wants: publish
      * makes that context itself */
-    if (shr_ucx_early.started || shr_ucx.context != NULL || shr_g.n_pes == 1 ||
-        node.local_size >= shr_g.n_pes || shr_env_get_raw("SHIMMER_REMOTE_PES") != NULL) {
+    if (shr_ucx_early.started || shr_ucx.context != NULL ||
+        !shr_ucx_job_spans_nodes(&local_size) || shr_env_get_raw("SHIMMER_REMOTE_PES") != NULL) {
         return;
     }
-    shr_ucx_early.n_eps = (size_t)shr_g.n_pes;
-    shr_ucx_early.ppn = (size_t)node.local_size;
     shr_ucx_early.context = NULL;
     shr_ucx_early.worker = NULL;
     shr_ucx_early.started =
@@ -274,16 +283,15 @@ static void shr_ucx_teardown(void)
 
 shr_status_t shr_remote_publish(const char *routine)
 {
-    shr_boot_node_t node;
     shr_status_t status;
+    int local_size;
 
-    shr_boot_node(&node);
     if (shr_g.n_pes == 1 ||
-        (node.local_size >= shr_g.n_pes && shr_config.remote_pes[0] == '\0')) {
+        (!shr_ucx_job_spans_nodes(&local_size) && shr_config.remote_pes[0] == '\0')) {
         return SHR_OK; /* every PE shares this node's memory (no helper ran) */
     }
     ucp_worker_h early_worker = shr_ucx_early_take();
-    status = shr_ucx_context_create(routine, node.local_size);
+    status = shr_ucx_context_create(routine, local_size);
     if (status != SHR_OK) {
         return status;
     }
