@@ -82,7 +82,7 @@ void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     SHR_API_CHECK(check_aset("shmem_barrier", PE_start, logPE_stride, PE_size, pSync, NULL, 0,
                              NULL, 0));
-    shr_quiet(shr_ctx_default);
+    shr_quiet_before_arrival(shr_ctx_default);
     shr_coll_barrier_aset("shmem_barrier", PE_start, logPE_stride, PE_size, pSync);
 }
 SHR_API_ALIAS(shmem_barrier)

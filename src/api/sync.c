@@ -7,7 +7,7 @@
 void pshmem_barrier_all(void)
 {
     SHR_API_CHECK(shr_check_init("shmem_barrier_all"));
-    shr_quiet(shr_ctx_default);
+    shr_quiet_before_arrival(shr_ctx_default);
     shr_coll_sync("shmem_barrier_all", shr_team_world);
 }
 SHR_API_ALIAS(shmem_barrier_all)

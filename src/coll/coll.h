@@ -35,6 +35,10 @@ size_t shr_coll_sync_words(int n_pes);
  * shr_coll_barrier is the library's own (init, finalize, malloc, ...). */
 void shr_coll_sync(const char *fn, shr_team_t *team);
 void shr_coll_barrier(shr_team_t *team);
+/* The team's last barrier (team destroy): every wait is on this PE's own
+ * memory, so the PE may zero its copy of the team's area as soon as it
+ * returns, while slower members still wait. */
+void shr_coll_barrier_last(shr_team_t *team);
 /* The same on an active set, with pSync (SHMEM_BARRIER_SYNC_SIZE longs);
  * back-to-back calls on the same set may reuse pSync. */
 void shr_coll_barrier_aset(const char *fn, int PE_start, int logPE_stride, int PE_size,

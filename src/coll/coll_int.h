@@ -91,7 +91,9 @@ typedef struct shr_coll_args {
  *   3..34    dissemination barrier: one line per round (epochs)
  *   35       debug: the call this PE is in (read by peers on a hang)
  *   36       debug: this PE's arguments (read by peers in agreement)
- *   38..     SHR_COLL_RING regions of SHR_COLL_REGION_LINES lines */
+ *   38..     SHR_COLL_RING regions of SHR_COLL_REGION_LINES lines
+ *   then     SHR_TA_HIER_LINES lines of hierarchical calls (coll_hier.c) and
+ *            the shared-line barrier's line (member 0's copy is the one used) */
 #define SHR_TA_BAR_COUNT   (1 * SHR_SYNC_LINE)
 #define SHR_TA_BAR_RELEASE (2 * SHR_SYNC_LINE)
 #define SHR_TA_DISSEM      (3 * SHR_SYNC_LINE)
@@ -99,9 +101,10 @@ typedef struct shr_coll_args {
 #define SHR_TA_DBG_CALL    (35 * SHR_SYNC_LINE)
 #define SHR_TA_DBG_ARGS    (36 * SHR_SYNC_LINE)
 #define SHR_TA_RING        (38 * SHR_SYNC_LINE)
-/* after the ring: 2 lines of hierarchical calls (coll_hier.c) */
 #define SHR_TA_HIER        (SHR_TA_RING + SHR_COLL_RING * SHR_COLL_REGION_WORDS)
 #define SHR_TA_HIER_LINES  2
+#define SHR_TA_LINE_BAR    (SHR_TA_HIER + SHR_TA_HIER_LINES * SHR_SYNC_LINE)
+#define SHR_TA_WORDS       (SHR_TA_LINE_BAR + SHR_SYNC_LINE)
 #define SHR_COLL_RING      16   /* regions: calls between forced barriers */
 #define SHR_COLL_REGION_SLOT_LINES 32
 #define SHR_COLL_REGION_LINES (2 + SHR_COLL_REGION_SLOT_LINES)

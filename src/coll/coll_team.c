@@ -16,7 +16,7 @@
 size_t shr_coll_sync_words(int n_pes)
 {
     (void)n_pes;
-    return SHR_TA_HIER + SHR_TA_HIER_LINES * SHR_SYNC_LINE;
+    return SHR_TA_WORDS;
 }
 
 static SHR_COLD bool team_all_local(shr_team_t *team, shr_coll_state_t *st)

@@ -90,6 +90,14 @@ void shr_quiet(shr_ctx_t *ctx)
     }
 }
 
+void shr_quiet_before_arrival(shr_ctx_t *ctx)
+{
+    shr_fence_stores();
+    if (shr_g.needs_progress) {
+        shr_remote_quiet(ctx, NULL, 0);
+    }
+}
+
 void shr_quiet_pes(shr_ctx_t *ctx, const int *pes, size_t npes)
 {
     shr_fence_full();

@@ -98,5 +98,11 @@ static SHR_ALWAYS_INLINE void shr_rma_iget(shr_ctx_t *ctx, void *dest, const voi
 void shr_fence(shr_ctx_t *ctx);
 void shr_quiet(shr_ctx_t *ctx);
 void shr_quiet_pes(shr_ctx_t *ctx, const int *pes, size_t npes);
+/* quiet ahead of a barrier: every barrier algorithm announces arrival with
+ * a release store or RMW on mapped memory (remote arrivals go through the
+ * transport after this quiet), which already orders every earlier store of
+ * this PE before it, so shared memory needs no full fence here (an mfence
+ * is a third of a 2-PE barrier). */
+void shr_quiet_before_arrival(shr_ctx_t *ctx);
 
 #endif

@@ -509,7 +509,7 @@ void shr_team_destroy(shr_team_t *team)
     /* our writes to the members' slots are complete, then nobody writes
      * ours any more once everyone has arrived */
     shr_quiet(shr_ctx_default);
-    shr_coll_barrier(team);
+    shr_coll_barrier_last(team);
     memset(team->sync, 0, pool.slot_words * sizeof(uint64_t));
 
     pthread_mutex_lock(&lock);
