@@ -13,17 +13,21 @@
  *   shr_remote_fini: complete, meet every PE (driving the workers while
  *     waiting, so that nobody's last operations starve), then close.
  *
- * UCX configuration: UCX_* variables reach UCX untouched.  Three defaults
+ * UCX configuration: UCX_* variables reach UCX untouched.  These defaults
  * are Shimmer's when the user did not set them: ATOMIC_MODE=cpu (the
  * atomicity design, docs/ucx.md), TLS=^sm (no intra-node transports: this
- * node's PEs are mapped, not reached through UCX) and, before UCX 1.14,
+ * node's PEs are mapped, not reached through UCX), before UCX 1.14
  * MAX_RNDV_RAILS=1 (one RMA lane, so that ucp_worker_fence orders; 1.14
- * does this itself; with more rails shmem_fence flushes instead).
+ * does this itself; with more rails shmem_fence flushes instead), and on a
+ * node without RDMA devices MODULES=^ib,rdmacm and MEM_EVENTS=no (start-up,
+ * see shr_ucx_context_make).
  */
 #include "core/remote.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <ucs/config/global_opts.h>
 
 #include "boot/boot.h"
 #include "core/env.h"
@@ -56,6 +60,24 @@ static void shr_ucx_config_check(void)
     shr_ucx.wakeup = true; /* the context always asks for UCP_FEATURE_WAKEUP */
 }
 
+/* True if the kernel lists an RDMA device (InfiniBand, RoCE, iWARP,
+ * soft-RoCE): only then can UCX's ib and rdmacm modules find anything. */
+static bool rdma_devices_present(void)
+{
+    DIR *dir = opendir("/sys/class/infiniband");
+    struct dirent *entry;
+    bool found = false;
+
+    if (dir == NULL) {
+        return false;
+    }
+    while (!found && (entry = readdir(dir)) != NULL) {
+        found = entry->d_name[0] != '.';
+    }
+    closedir(dir);
+    return found;
+}
+
 /* The context, without logging (the start-up helper thread calls it too).
  * local_remote: SHIMMER_REMOTE_PES sends this node's peers through UCX. */
 static ucs_status_t shr_ucx_context_make(size_t n_eps, size_t ppn, bool local_remote,
@@ -77,6 +99,19 @@ static ucs_status_t shr_ucx_context_make(size_t n_eps, size_t ppn, bool local_re
      * of worker creation per process at start-up. */
     if (shr_env_get_raw("UCX_TLS") == NULL && !local_remote) {
         ucp_config_modify(config, "TLS", "^sm");
+    }
+    /* Without RDMA devices, loading the ib and rdmacm modules (with
+     * libibverbs, librdmacm, libnl) only to find nothing costs ~3 ms per
+     * process, and so does hooking memory events for a registration cache
+     * that TCP never uses (~2 ms).  The module list is a global UCS option,
+     * read when the first context loads the transports. */
+    if (!rdma_devices_present()) {
+        if (shr_env_get_raw("UCX_MODULES") == NULL) {
+            ucs_global_opts_set_value("MODULES", "^ib,rdmacm");
+        }
+        if (shr_env_get_raw("UCX_MEM_EVENTS") == NULL && !local_remote) {
+            ucp_config_modify(config, "MEM_EVENTS", "no");
+        }
     }
 #if !SHR_UCX_API_AT_LEAST(1, 14)
     /* 1.13 names the RMA bandwidth lanes' limit MAX_RNDV_RAILS (default 2) */
