@@ -154,9 +154,18 @@ def build_shimmer(logdir, build_dir):
     return True, ""
 
 
+def clear_programs(outdir, progs):
+    """Removes earlier builds: make would keep a driver linked against another
+    build of the library (its run path), and a failed build would leave one."""
+    os.makedirs(outdir, exist_ok=True)
+    for p in progs:
+        if os.path.exists(os.path.join(outdir, p)):
+            os.remove(os.path.join(outdir, p))
+
+
 def build_benchmarks(impl, outdir, logdir):
     """Builds every driver with the implementation's oshcc. Returns the set of programs built."""
-    os.makedirs(outdir, exist_ok=True)
+    clear_programs(outdir, SHMEM_PROGS)
     cmd = ["make", "-k", "-j2", "-C", BENCH, "OSHCC=" + impl["oshcc"], "OUT=" + outdir, "shmem"]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     with open(os.path.join(logdir, "build-%s.log" % impl["name"]), "w") as f:
@@ -165,7 +174,7 @@ def build_benchmarks(impl, outdir, logdir):
 
 
 def build_limits(outdir, logdir):
-    os.makedirs(outdir, exist_ok=True)
+    clear_programs(outdir, LIMIT_PROGS)
     cmd = ["make", "-k", "-j2", "-C", BENCH, "CC=" + (os.environ.get("CC") or "cc"), "OUT=" + outdir, "limits"]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     with open(os.path.join(logdir, "build-limits.log"), "w") as f:
