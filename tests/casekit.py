@@ -1,10 +1,12 @@
 """casekit -- what the Python test drivers share: the case registry and the
-runner.  A driver marks each case with @case, parses its own options, and
-ends with `return run(names, call)`; CMake lists the cases with --list and
+runner and the command line.  A driver marks each case with @case and ends
+with `sys.exit(main(paths, setup))`; CMake lists the cases with --list and
 makes each one a ctest entry (shimmer_py_cases in tests/CMakeLists.txt).
 
 Exit status of run: 0 pass, 1 a case failed, 77 every case skipped
 (ctest's SKIP_RETURN_CODE)."""
+import argparse
+import os
 import subprocess
 import time
 
@@ -54,3 +56,24 @@ def run(names, call):
     if failed:
         return 1
     return SKIP if skipped and not passed else 0
+
+
+def main(paths, setup):
+    """The drivers' command line: --list, one required --NAME FILE for each of
+    `paths` (made absolute), then case names (none = all).  setup(args)
+    returns call(name), which runs one case."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--list", action="store_true")
+    for p in paths:
+        ap.add_argument("--" + p)
+    ap.add_argument("cases", nargs="*")
+    args = ap.parse_args()
+    if args.list:
+        print("\n".join(CASES))
+        return 0
+    missing = [p for p in paths if getattr(args, p) is None]
+    if missing:
+        ap.error("missing " + ", ".join("--" + p for p in missing))
+    for p in paths:
+        setattr(args, p, os.path.abspath(getattr(args, p)))
+    return run(names_of(args.cases), setup(args))

@@ -99,18 +99,7 @@ void shr_coll_barrier_central(shr_coll_t *c, const shr_coll_args_t *a)
 
 static bool line_usable(const shr_coll_t *c)
 {
-    if (!EPOCH_MODE(c) || c->team->n_pes > LINE_MAX_PES) {
-        return false;
-    }
-    if (SHR_LIKELY(!shr_g.needs_progress)) {
-        return true; /* every PE of the job is mapped */
-    }
-    for (int m = 0; m < c->team->n_pes; m++) {
-        if (shr_ptr(c->sync, shr_coll_wpe(c, m)) == NULL) {
-            return false;
-        }
-    }
-    return true;
+    return EPOCH_MODE(c) && c->team->n_pes <= LINE_MAX_PES && c->all_local;
 }
 
 static void barrier_auto(shr_coll_t *c, const shr_coll_args_t *a);
@@ -154,7 +143,8 @@ static void sync_run(const char *fn, shr_team_t *team, shr_coll_algo_fn_t algo)
 
     if (team->n_pes > 1) {
         shr_coll_t c = {.fn = fn, .team = team, .sync = team->sync, .seq = epoch,
-                        .kind = SHR_COLL_BARRIER};
+                        .kind = SHR_COLL_BARRIER,
+                        .all_local = shr_coll_team_local(team)};
         if (SHR_UNLIKELY(shr_g.check_gate)) {
             team->sync[SHR_TA_DBG_CALL + SHR_DBG_KIND] = SHR_COLL_BARRIER + 1;
             __atomic_store_n(&team->sync[SHR_TA_DBG_CALL + SHR_DBG_EPOCH], epoch,

@@ -132,6 +132,13 @@ typedef struct shr_coll_state {
  * synchronising the team if the region may still be in use. */
 void shr_coll_team_begin(shr_coll_t *c, const char *fn, shr_team_t *team, shr_coll_kind_t kind);
 void shr_coll_team_end(shr_coll_t *c);
+/* Every member of `team` is load/store reachable: always when no PE needs
+ * the remote transport, else looked up once per team (its state line). */
+bool shr_coll_team_all_mapped(shr_team_t *team);
+static inline bool shr_coll_team_local(shr_team_t *team)
+{
+    return SHR_LIKELY(!shr_g.needs_progress) || shr_coll_team_all_mapped(team);
+}
 /* Builds the view team and the call on pSync.  The triplet was checked by
  * the API layer in debug mode. */
 void shr_coll_aset_begin(shr_coll_t *c, shr_team_t *view, const char *fn, int PE_start,

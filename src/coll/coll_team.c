@@ -19,8 +19,10 @@ size_t shr_coll_sync_words(int n_pes)
     return SHR_TA_WORDS;
 }
 
-static SHR_COLD bool team_all_local(shr_team_t *team, shr_coll_state_t *st)
+bool shr_coll_team_all_mapped(shr_team_t *team)
 {
+    shr_coll_state_t *st = (shr_coll_state_t *)team->sync;
+
     if (st->locality == 0) {
         bool local = true;
         for (int m = 0; m < team->n_pes && local; m++) {
@@ -47,7 +49,7 @@ void shr_coll_team_begin(shr_coll_t *c, const char *fn, shr_team_t *team, shr_co
     c->seq = s;
     c->psync = NULL;
     c->kind = kind;
-    c->all_local = SHR_LIKELY(!shr_g.needs_progress) || team_all_local(team, st);
+    c->all_local = shr_coll_team_local(team);
     c->full = false;
     c->nested = false;
     if (SHR_UNLIKELY(shr_g.check_gate)) {

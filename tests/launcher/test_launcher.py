@@ -5,7 +5,6 @@ Usage: test_launcher.py --oshrun PATH --probe PATH CASE...   (or --list, or all)
 Each case is independent: its own temporary directory, removed afterwards.
 Exit status: 0 pass, 1 fail, 77 skip (ctest's SKIP_RETURN_CODE).
 """
-import argparse
 import os
 import shutil
 import signal
@@ -16,7 +15,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from casekit import CASES, Fail, Skip, case, names_of, run as run_cases  # noqa: E402
+from casekit import CASES, Fail, Skip, case, main  # noqa: E402
 
 
 def check(cond, what, res=None):
@@ -560,29 +559,16 @@ def fast_start(c):
     check(best < 1.0, "oshrun -n 16 took %.3f s at best" % best)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--oshrun")
-    ap.add_argument("--probe")
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("cases", nargs="*")
-    a = ap.parse_args()
-    if a.list:
-        print("\n".join(CASES))
-        return 0
-    if not a.oshrun or not a.probe:
-        ap.error("--oshrun and --probe are required")
-    oshrun, probe = os.path.abspath(a.oshrun), os.path.abspath(a.probe)
-
+def setup(args):
     def call(name):
         tmp = tempfile.mkdtemp(prefix="shr-launcher-%s-" % name)
         try:
-            CASES[name](Ctx(oshrun, probe, tmp))
+            CASES[name](Ctx(args.oshrun, args.probe, tmp))
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 
-    return run_cases(names_of(a.cases), call)
+    return call
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["oshrun", "probe"], setup))

@@ -8,14 +8,13 @@ they wait) and that the job then completes.
   test_coll_errors.py --list
   test_coll_errors.py --oshrun build/bin/oshrun --prog build/tests/bin/coll_err CASE|all
 """
-import argparse
 import os
 import re
 import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
-from casekit import CASES, Fail, case, names_of, run as run_cases  # noqa: E402
+from casekit import CASES, Fail, case, main  # noqa: E402
 
 DEBUG = {"SHMEM_DEBUG": "1"}
 
@@ -149,20 +148,11 @@ def late_aset():
         r"collective\)")])
 
 
-def main():
+def setup(args):
     global OSHRUN, PROG
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--oshrun")
-    ap.add_argument("--prog")
-    ap.add_argument("case", nargs="?", default="all")
-    args = ap.parse_args()
-    if args.list:
-        print("\n".join(CASES))
-        return 0
     OSHRUN, PROG = args.oshrun, args.prog
-    return run_cases(names_of(args.case), lambda name: CASES[name]())
+    return lambda name: CASES[name]()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["oshrun", "prog"], setup))

@@ -8,7 +8,6 @@ job left, and that segments are private to the user.
   test_errors.py --list
   test_errors.py --oshrun build/bin/oshrun --prog build/tests/bin/err_cases CASE|all
 """
-import argparse
 import glob
 import os
 import re
@@ -20,7 +19,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "../.."))
-from casekit import CASES, Fail, Skip, case, names_of, run as run_cases  # noqa: E402
+from casekit import CASES, Fail, Skip, case, main  # noqa: E402
 
 
 def shm_entries():
@@ -347,20 +346,11 @@ def segments_private_to_user():
         expect_all_gone(pids)
 
 
-def main():
+def setup(args):
     global OSHRUN, PROG
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--list", action="store_true")
-    ap.add_argument("--oshrun")
-    ap.add_argument("--prog")
-    ap.add_argument("case", nargs="?")
-    args = ap.parse_args()
-    if args.list:
-        print("\n".join(CASES))
-        return 0
     OSHRUN, PROG = args.oshrun, args.prog
-    return run_cases(names_of(args.case), lambda name: CASES[name]())
+    return lambda name: CASES[name]()
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(main(["oshrun", "prog"], setup))
