@@ -19,8 +19,8 @@
  * node's PEs are mapped, not reached through UCX), before UCX 1.14
  * MAX_RNDV_RAILS=1 (one RMA lane, so that ucp_worker_fence orders; 1.14
  * does this itself; with more rails shmem_fence flushes instead), and on a
- * node without RDMA devices MODULES=^ib,rdmacm and MEM_EVENTS=no (start-up,
- * see shr_ucx_context_make).
+ * node without RDMA devices MODULES=^ib,rdmacm (start-up, see
+ * shr_ucx_context_make).
  */
 #include "core/remote.h"
 
@@ -102,16 +102,12 @@ static ucs_status_t shr_ucx_context_make(size_t n_eps, size_t ppn, bool local_re
     }
     /* Without RDMA devices, loading the ib and rdmacm modules (with
      * libibverbs, librdmacm, libnl) only to find nothing costs ~3 ms per
-     * process, and so does hooking memory events for a registration cache
-     * that TCP never uses (~2 ms).  The module list is a global UCS option,
-     * read when the first context loads the transports. */
-    if (!rdma_devices_present()) {
-        if (shr_env_get_raw("UCX_MODULES") == NULL) {
-            ucs_global_opts_set_value("MODULES", "^ib,rdmacm");
-        }
-        if (shr_env_get_raw("UCX_MEM_EVENTS") == NULL && !local_remote) {
-            ucp_config_modify(config, "MEM_EVENTS", "no");
-        }
+     * process.  The module list is a global UCS option, read when the
+     * first context loads the transports.  (UCX_MEM_EVENTS is no context
+     * option: libucs reads it from the environment when it loads, and
+     * without an ib module nothing hooks memory events anyway.) */
+    if (!rdma_devices_present() && shr_env_get_raw("UCX_MODULES") == NULL) {
+        ucs_global_opts_set_value("MODULES", "^ib,rdmacm");
     }
 #if !SHR_UCX_API_AT_LEAST(1, 14)
     /* 1.13 names the RMA bandwidth lanes' limit MAX_RNDV_RAILS (default 2) */
