@@ -26,7 +26,8 @@
 # Start-up, 4 PEs on 2 hosts under mpirun (the issue's 1.2x target):
 #   mn_bench.sh --startup SHIMMER_BUILD_DIR [ROUNDS]
 # times, interleaved, ROUNDS launches each of `true`, a bare PMIx client
-# (mn_pmix_bare.c: what the launcher's client library alone costs) and
+# (mn_pmix_bare.c: what the launcher's client library alone costs), the same
+# client bringing UCX up and down as Shimmer does (the engines' floor) and
 # Shimmer's hello (examples/hello.c), and prints medians and ratios to `true`.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -53,6 +54,9 @@ if [ "${1:-}" = --startup ]; then
     # shellcheck disable=SC2046
     cc -O2 -o "$work/pmix_bare" "$HERE/mn_pmix_bare.c" $(pkg-config --cflags --libs pmix) ||
         exit 1
+    # shellcheck disable=SC2046
+    cc -O2 -DMN_WITH_UCX -o "$work/pmix_ucx" "$HERE/mn_pmix_bare.c" \
+        $(pkg-config --cflags --libs pmix ucx) || exit 1
     printf "%s0 slots=2\n%s1 slots=2\n" "$P" "$P" > "$work/hosts"
     FLAGS=$("$CLUSTER" mpiflags)
     launch() { # program -> wall seconds (nan if it failed)
@@ -70,18 +74,23 @@ if [ "${1:-}" = --startup ]; then
     for ((r = 1; r <= ROUNDS; r++)); do
         echo "true $(launch true)" >> "$work/res"
         echo "pmix $(launch "$work/pmix_bare")" >> "$work/res"
+        echo "pmix+ucx $(launch "$work/pmix_ucx")" >> "$work/res"
         echo "shimmer $(launch "$work/hello")" >> "$work/res"
     done
     med() { awk -v k="$1" '$1 == k && $2 != "nan" { print $2 }' "$work/res" | sort -g |
             awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "nan" }'; }
     t=$(med true)
     echo "start-up of 4 PEs on 2 namespace hosts under mpirun, median of $ROUNDS interleaved runs"
-    for k in true pmix shimmer; do
+    for k in true pmix pmix+ucx shimmer; do
         m=$(med "$k")
-        printf "%-8s %8.1f ms  %5s x true\n" "$k" "$(awk -v m="$m" 'BEGIN { print m * 1000 }')" \
+        printf "%-9s %8.1f ms  %5s x true\n" "$k" "$(awk -v m="$m" 'BEGIN { print m * 1000 }')" \
             "$(awk -v a="$m" -v b="$t" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
     done
-    echo "(target: shimmer <= 1.20 x true; pmix = PMIx_Init + one fence + PMIx_Finalize alone)"
+    awk -v a="$(med shimmer)" -v b="$(med pmix+ucx)" \
+        'BEGIN { if (b > 0) printf "shimmer = %.2f x pmix+ucx\n", a / b }'
+    echo "(target: shimmer <= 1.20 x true; pmix = PMIx_Init + one fence + PMIx_Finalize alone;"
+    echo " pmix+ucx = that plus UCX brought up and down as Shimmer does, and the final fence:"
+    echo " the floor of any OpenSHMEM on these two engines)"
     exit 0
 fi
 if [ "${1:-}" = --coll ]; then
