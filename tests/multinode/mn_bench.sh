@@ -27,8 +27,9 @@
 #   mn_bench.sh --startup SHIMMER_BUILD_DIR [ROUNDS]
 # times, interleaved, ROUNDS launches each of `true`, a bare PMIx client
 # (mn_pmix_bare.c: what the launcher's client library alone costs), the same
-# client bringing UCX up and down as Shimmer does (the engines' floor) and
-# Shimmer's hello (examples/hello.c), and prints medians and ratios to `true`.
+# client bringing UCX up and down as Shimmer does (the engines' floor),
+# Shimmer's init + finalize (mn_init_fini.c, silent like the others) and its
+# hello (examples/hello.c), and prints medians and ratios to `true`.
 set -u
 HERE=$(cd "$(dirname "$0")" && pwd)
 export MN_PREFIX=${MN_PREFIX:-mnbench} MN_NET=${MN_NET:-10.215.0}
@@ -51,6 +52,7 @@ if [ "${1:-}" = --startup ]; then
     work=$(mktemp -d /tmp/mn_startup.XXXXXX)
     trap 'rm -rf "$work"' EXIT
     "$BUILD/bin/oshcc" -O2 -o "$work/hello" "$HERE/../../examples/hello.c" || exit 1
+    "$BUILD/bin/oshcc" -O2 -o "$work/init_fini" "$HERE/mn_init_fini.c" || exit 1
     # shellcheck disable=SC2046
     cc -O2 -o "$work/pmix_bare" "$HERE/mn_pmix_bare.c" $(pkg-config --cflags --libs pmix) ||
         exit 1
@@ -75,20 +77,23 @@ if [ "${1:-}" = --startup ]; then
         echo "true $(launch true)" >> "$work/res"
         echo "pmix $(launch "$work/pmix_bare")" >> "$work/res"
         echo "pmix+ucx $(launch "$work/pmix_ucx")" >> "$work/res"
-        echo "shimmer $(launch "$work/hello")" >> "$work/res"
+        echo "shimmer $(launch "$work/init_fini")" >> "$work/res"
+        echo "hello $(launch "$work/hello")" >> "$work/res"
     done
     med() { awk -v k="$1" '$1 == k && $2 != "nan" { print $2 }' "$work/res" | sort -g |
             awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)]; else print "nan" }'; }
     t=$(med true)
     echo "start-up of 4 PEs on 2 namespace hosts under mpirun, median of $ROUNDS interleaved runs"
-    for k in true pmix pmix+ucx shimmer; do
+    for k in true pmix pmix+ucx shimmer hello; do
         m=$(med "$k")
         printf "%-9s %8.1f ms  %5s x true\n" "$k" "$(awk -v m="$m" 'BEGIN { print m * 1000 }')" \
             "$(awk -v a="$m" -v b="$t" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "-" }')"
     done
     awk -v a="$(med shimmer)" -v b="$(med pmix+ucx)" \
         'BEGIN { if (b > 0) printf "shimmer = %.2f x pmix+ucx\n", a / b }'
-    echo "(target: shimmer <= 1.20 x true; pmix = PMIx_Init + one fence + PMIx_Finalize alone;"
+    echo "(target: shimmer <= 1.20 x true; shimmer = shmem_init + shmem_finalize (mn_init_fini.c),"
+    echo " hello = examples/hello.c (each PE prints a line: the launcher forwards it);"
+    echo " pmix = PMIx_Init + one fence + PMIx_Finalize alone;"
     echo " pmix+ucx = that plus UCX brought up and down as Shimmer does, and the final fence:"
     echo " the floor of any OpenSHMEM on these two engines)"
     exit 0
