@@ -35,6 +35,17 @@ static SHR_COLD void check_in_place(const char *fn, const void *dest, const void
     }
 }
 
+/* Every collective but the reductions and scans: dest and source apart
+ * (spec 1.5 section 6.4: overlapping arguments are undefined). */
+static SHR_COLD void check_separate(const char *fn, const void *dest, size_t dlen,
+                                    const void *src, size_t slen)
+{
+    if (overlaps(dest, dlen, src, slen)) {
+        shr_check_fail(fn, "dest %p (%zu bytes) and source %p (%zu bytes) overlap; give "
+                           "them separate arrays", dest, dlen, src, slen);
+    }
+}
+
 static SHR_COLD void check_team_call(const char *fn, shr_team_t *team)
 {
     shr_check_team(fn, team);
@@ -120,10 +131,7 @@ static SHR_COLD void check_alltoall(const char *fn, int n, void *dest, const voi
     size_t slen = strided_extent((size_t)n, nelems, sst, elem);
     shr_check_symmetric(fn, "dest", dest, dlen);
     shr_check_symmetric(fn, "source", src, slen);
-    if (overlaps(dest, dlen, src, slen)) {
-        shr_check_fail(fn, "dest %p and source %p overlap; alltoall needs separate arrays",
-                       dest, src);
-    }
+    check_separate(fn, dest, dlen, src, slen);
 }
 
 int shr_api_alltoall(const char *fn, shr_team_t *team, void *dest, const void *src,
@@ -152,6 +160,7 @@ static SHR_COLD void check_bcast(const char *fn, int n, void *dest, const void *
     check_root(fn, root, n);
     shr_check_symmetric(fn, "dest", dest, len);
     shr_check_symmetric(fn, "source", src, len);
+    check_separate(fn, dest, len, src, len);
 }
 
 int shr_api_broadcast(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
@@ -175,8 +184,10 @@ static SHR_COLD void check_collect(const char *fn, int n, void *dest, const void
                                    bool fixed)
 {
     /* collect: the total is known only after the exchange; check our part */
-    shr_check_symmetric(fn, "dest", dest, fixed ? (size_t)n * len : len);
+    size_t dlen = fixed ? (size_t)n * len : len;
+    shr_check_symmetric(fn, "dest", dest, dlen);
     shr_check_symmetric(fn, "source", src, len);
+    check_separate(fn, dest, dlen, src, len);
 }
 
 int shr_api_collect(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,

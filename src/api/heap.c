@@ -140,13 +140,17 @@ void *pshmem_align(size_t alignment, size_t size)
         heap_barrier();
         return NULL;
     }
-    if (alignment == 0 || (alignment & (alignment - 1)) != 0 || alignment % sizeof(void *) != 0) {
+    if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
         if (SHR_UNLIKELY(shr_g.check_gate)) {
-            shr_check_fail("shmem_align", "alignment %zu is not a power of two multiple of "
-                           "sizeof(void *)", alignment);
+            shr_check_fail("shmem_align", "alignment %zu is not a power of two; pass a power "
+                           "of two that is a multiple of sizeof(void *)", alignment);
         }
+        shr_warn("shmem_align: alignment %zu is not a power of two; returning NULL", alignment);
+        heap_barrier();
         return NULL;
     }
+    /* 1.6 asks for a multiple of sizeof(void *), 1.5 for any power of two:
+     * 1, 2 and 4 are served too (every block is SHR_HEAP_MIN_ALIGN-aligned) */
     return heap_alloc("shmem_align", size, alignment, 0);
 }
 SHR_API_ALIAS(shmem_align)

@@ -39,6 +39,12 @@ int main(int argc, char **argv)
         shmem_broadcastmem(SHMEM_TEAM_INVALID, out, buf, 8, 0);
     } else if (!strcmp(c, "reduce_overlap")) {
         shmem_long_sum_reduce(SHMEM_TEAM_WORLD, buf + 1, buf, 4);
+    } else if (!strcmp(c, "fcollect_overlap")) {
+        shmem_fcollectmem(SHMEM_TEAM_WORLD, out, (char *)out + 8, 8);
+    } else if (!strcmp(c, "collect_overlap")) {
+        shmem_collect64(out, out, 1, 0, 0, 3, psync);
+    } else if (!strcmp(c, "bcast_overlap")) {
+        shmem_broadcastmem(SHMEM_TEAM_WORLD, buf, (char *)buf + 4, 8, 0);
     } else if (!strcmp(c, "aset_member")) {
         if (me == 2) {
             shmem_barrier(0, 0, 2, psync);

@@ -90,6 +90,25 @@ def reduce_overlap():
 
 
 @case
+def fcollect_overlap():
+    expect(run("fcollect_overlap", DEBUG), 1, [error(
+        "shmem_fcollectmem", r"dest 0x[0-9a-f]+ \(24 bytes\) and source 0x[0-9a-f]+ \(8 bytes\) "
+        "overlap", "separate arrays")])
+
+
+@case
+def collect_overlap():
+    expect(run("collect_overlap", DEBUG), 1, [error(
+        "shmem_collect64", "dest .* and source .* overlap", "separate arrays")])
+
+
+@case
+def bcast_overlap():
+    expect(run("bcast_overlap", DEBUG), 1, [error(
+        "shmem_broadcastmem", "dest .* and source .* overlap", "separate arrays")])
+
+
+@case
 def aset_member():
     expect(run("aset_member", DEBUG), 1, [error(
         "shmem_barrier", r"PE 2 is not in the active set \(PE_start 0, logPE_stride 0, "
