@@ -309,6 +309,39 @@ def write_shmem_h(families):
     return out
 
 
+# SOS (a 1.5 library plus shmem_team_ptr) still spells these 1.6 routines
+# shmemx_ (ibput/ibget, signal_add/set, sum_inscan/exscan): shmemx.h maps
+# every such name, typed, sized, ctx and generic, to the standard one, so
+# that code written for SOS builds unchanged.
+SOS_SHMEMX_FAMILIES = {"ibput": None, "ibget": None, "sum_inscan": None, "sum_exscan": None,
+                       "signal": ("signal_add", "signal_set")}
+
+
+def write_shmemx_h(families):
+    out = ["/* %s */" % BANNER,
+           "/*",
+           " * shmemx.h -- names beyond the standard (shmemx_ / SHMEMX_), see",
+           " * docs/architecture.md (Typed variants).  The spec requires this header.",
+           " */",
+           "#ifndef SHMEMX_H", "#define SHMEMX_H", "",
+           "#include <shmem.h>", "",
+           "/* ---- Sandia OpenSHMEM's shmemx_ names of OpenSHMEM 1.6 routines ---- */"]
+    for fam in families:
+        if fam.name not in SOS_SHMEMX_FAMILIES:
+            continue
+        only = SOS_SHMEMX_FAMILIES[fam.name]
+        names = [r.name for r in fam.routines]
+        if fam.generic:
+            names.append(fam.generic[0])
+        if only:
+            names = [n for n in names if any(o in n for o in only)] + \
+                    ["shmem_" + o for o in only]  # their generic names
+        for name in dict.fromkeys(names):
+            out.append("#define shmemx_%s %s" % (name[len("shmem_"):], name))
+    out += ["", "#endif /* SHMEMX_H */"]
+    return out
+
+
 def write_pshmem_h(families):
     out = ["/* %s */" % BANNER,
            "/* Profiling interface (spec section 10): every routine also as pshmem_<name>. */",
@@ -439,6 +472,7 @@ def outputs():
     files = {
         "include/shmem.h": write_shmem_h(families),
         "include/pshmem.h": write_pshmem_h(families),
+        "include/shmemx.h": write_shmemx_h(families),
         "src/api/gen/exports.map": write_exports(families, extension_exports()),
         "src/api/gen/routines.list": write_routine_list(families),
         "src/core/gen/dtype.def": write_dtype_def(types),
