@@ -334,9 +334,8 @@ def write_shmemx_h(families):
         if fam.generic:
             names.append(fam.generic[0])
         if only:
-            names = [n for n in names if any(o in n for o in only)] + \
-                    ["shmem_" + o for o in only]  # their generic names
-        for name in dict.fromkeys(names):
+            names = [n for n in names if any(o in n for o in only)]
+        for name in names:
             out.append("#define shmemx_%s %s" % (name[len("shmem_"):], name))
     out += ["", "#endif /* SHMEMX_H */"]
     return out

@@ -145,7 +145,8 @@ void *pshmem_align(size_t alignment, size_t size)
             shr_check_fail("shmem_align", "alignment %zu is not a power of two; pass a power "
                            "of two that is a multiple of sizeof(void *)", alignment);
         }
-        shr_warn("shmem_align: alignment %zu is not a power of two; returning NULL", alignment);
+        shr_warn("shmem_align: alignment %zu is not a power of two; returning NULL (pass a "
+                 "power of two)", alignment);
         heap_barrier();
         return NULL;
     }
