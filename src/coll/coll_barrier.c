@@ -4,8 +4,11 @@
  *   dissem:  dissemination, ceil(log2 n) rounds; in round r a PE flags the
  *            PE 2^r ahead and waits for the one 2^r behind.  Fastest when
  *            every PE has a core (2 PEs: one cache line each way).
- *   central: one counter on member 0; the last arriver releases everyone.
- *            Fewest hand-offs when PEs outnumber cores (auto picks it then).
+ *   central: arrivals count on member 0, which then releases everyone
+ *            (on one node with one word of its own that all poll: one
+ *            store instead of a cache-line transfer per member; 4 PEs on
+ *            2 cores 1.9 us a barrier instead of 2.15).  Fewest hand-offs
+ *            when PEs outnumber cores (auto picks it then).
  *   line:    teams of up to 8 PEs on this node: every member writes its
  *            epoch into its own word of ONE cache line (member 0's) and
  *            polls that line until every word has it.  Each write moves the
@@ -73,12 +76,20 @@ void shr_coll_barrier_central(shr_coll_t *c, const shr_coll_args_t *a)
     if (EPOCH_MODE(c)) {
         if (me == 0) {
             shr_coll_wait_ge(c, &c->sync[SHR_TA_BAR_COUNT], c->seq * (uint64_t)(n - 1));
+            if (c->all_local) {
+                __atomic_store_n(&c->sync[SHR_TA_BAR_RELEASE], c->seq, __ATOMIC_RELEASE);
+                return;
+            }
             for (int member = 1; member < n; member++) {
                 flag_set(c, member, SHR_TA_BAR_RELEASE, c->seq);
             }
             return;
         }
         shr_coll_add(c, 0, SHR_TA_BAR_COUNT, 1);
+        if (c->all_local) {
+            shr_coll_wait_ge(c, shr_ptr(&c->sync[SHR_TA_BAR_RELEASE], shr_coll_wpe(c, 0)), c->seq);
+            return;
+        }
         shr_coll_wait_ge(c, &c->sync[SHR_TA_BAR_RELEASE], c->seq);
         return;
     }
