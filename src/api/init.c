@@ -48,6 +48,15 @@ SHR_API_ALIAS(start_pes)
 
 void pshmem_finalize(void)
 {
+    if (shr_g.finalized && !shr_g.initialized && !shr_g.checks) {
+        /* the 1.5 spec makes this erroneous, but older programs (the
+         * openshmem-examples' finalize.c) call it twice and other
+         * libraries let them: harmless, so warn and carry on (with
+         * SHMEM_DEBUG=1 it is the usual error) */
+        shr_warn_once("shmem_finalize: called again after the last shmem_finalize; ignored "
+                      "(call it once per shmem_init)");
+        return;
+    }
     if (SHR_UNLIKELY(shr_g.check_gate)) {
         shr_check_init_thread("shmem_finalize"); /* initialized, and by this thread */
     }

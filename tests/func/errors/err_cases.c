@@ -66,6 +66,10 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "after_finalize") == 0) {
         shmem_finalize();
         shmem_long_p(&g_word, 1, 0);
+    } else if (strcmp(mode, "finalize_twice") == 0) {
+        shmem_finalize();
+        shmem_finalize(); /* older programs do; ignored with a warning */
+        printf("after the second finalize\n");
     } else if (strcmp(mode, "free_foreign") == 0) {
         shmem_free(&g_word);
     } else if (strcmp(mode, "global_exit") == 0) {

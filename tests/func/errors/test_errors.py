@@ -66,6 +66,20 @@ def after_finalize():
 
 
 @case
+def finalize_twice():
+    rc, out, err = run(["finalize_twice"], n=2)
+    expect(rc, out, err, 0, [r"(?m)^shimmer: warning: \[pe \d+ \S+\] shmem_finalize: called again "
+                             r"after the last shmem_finalize; ignored \(call it once per shmem_init\)"])
+    expect(rc, out, err, 0, [r"(?s)after the second finalize.*after the second finalize"], where="stdout")
+
+
+@case
+def finalize_twice_debug():
+    rc, out, err = run(["finalize_twice"], env={"SHMEM_DEBUG": "1"}, n=2)
+    expect(rc, out, err, 1, [error_line("shmem_finalize", "after shmem_finalize")])
+
+
+@case
 def pe_out_of_range_debug():
     rc, out, err = run(["pe_range"], env={"SHMEM_DEBUG": "1"}, n=3)
     expect(rc, out, err, 1, [r"shimmer: error: \[pe \d+ \S+\] shmem_long_p: pe is 3, valid range 0\.\.2"])
