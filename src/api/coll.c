@@ -61,9 +61,16 @@ static SHR_COLD void check_work(const char *fn, const char *what, const void *wo
     }
 }
 
-/* The active set, pSync, and that this PE belongs to the set. */
-static SHR_COLD void check_aset(const char *fn, int start, int log, int size, long *pSync,
-                                const void *dest, size_t dlen, const void *src, size_t slen)
+/* The active set fits the job and holds this PE. */
+static SHR_ALWAYS_INLINE bool aset_has_me(int start, int log, int size)
+{
+    unsigned rel = (unsigned)(shr_g.my_pe - start);
+    return log >= 0 && log <= 30 && size >= 1 && start >= 0 &&
+           (long)start + ((long)(size - 1) << log) < shr_g.n_pes &&
+           (rel & ((1u << log) - 1)) == 0 && (rel >> log) < (unsigned)size;
+}
+
+static SHR_COLD void check_aset_shape(const char *fn, int start, int log, int size)
 {
     shr_check_init(fn);
     if (log < 0 || log > 30 || size < 1 || start < 0 ||
@@ -79,6 +86,23 @@ static SHR_COLD void check_aset(const char *fn, int start, int log, int size, lo
                            "PE_size %d); only its members may call the collective",
                        shr_g.my_pe, start, log, size);
     }
+}
+
+/* Checked on every call, checks on or not: a set that does not fit the job
+ * would fault, a PE outside it would wait forever (a few integer
+ * operations against a collective's hundreds of nanoseconds). */
+static SHR_ALWAYS_INLINE void aset_require(const char *fn, int start, int log, int size)
+{
+    if (SHR_UNLIKELY(!aset_has_me(start, log, size))) {
+        check_aset_shape(fn, start, log, size);
+    }
+}
+
+/* With checks on: the active set, pSync and the buffers. */
+static SHR_COLD void check_aset(const char *fn, int start, int log, int size, long *pSync,
+                                const void *dest, size_t dlen, const void *src, size_t slen)
+{
+    check_aset_shape(fn, start, log, size);
     if (pSync == NULL) {
         shr_check_fail(fn, "pSync is NULL; pass a symmetric array of SHMEM_SYNC_SIZE longs "
                            "set to SHMEM_SYNC_VALUE");
@@ -91,6 +115,7 @@ static SHR_COLD void check_aset(const char *fn, int start, int log, int size, lo
 
 void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
+    aset_require("shmem_barrier", PE_start, logPE_stride, PE_size);
     SHR_API_CHECK(check_aset("shmem_barrier", PE_start, logPE_stride, PE_size, pSync, NULL, 0,
                              NULL, 0));
     shr_quiet_before_arrival(shr_ctx_default);
@@ -100,6 +125,7 @@ SHR_API_ALIAS(shmem_barrier)
 
 void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
+    aset_require("shmem_sync", PE_start, logPE_stride, PE_size);
     SHR_API_CHECK(check_aset("shmem_sync", PE_start, logPE_stride, PE_size, pSync, NULL, 0, NULL,
                              0));
     /* sync does not complete RMA; the fence keeps our own stores first */
@@ -146,6 +172,7 @@ void shr_api_alltoall_aset(const char *fn, void *dest, const void *src, ptrdiff_
                            ptrdiff_t sst, size_t nelems, size_t elem, int PE_start,
                            int logPE_stride, int PE_size, long *pSync)
 {
+    aset_require(fn, PE_start, logPE_stride, PE_size);
     SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest, 0, src, 0),
                    check_alltoall(fn, PE_size, dest, src, dst, sst, nelems, elem)));
     shr_coll_alltoall_aset(fn, dest, src, dst, sst, nelems, elem, PE_start, logPE_stride, PE_size,
@@ -173,6 +200,7 @@ int shr_api_broadcast(const char *fn, shr_team_t *team, void *dest, const void *
 void shr_api_broadcast_aset(const char *fn, void *dest, const void *src, size_t len, int root,
                             int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
+    aset_require(fn, PE_start, logPE_stride, PE_size);
     SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest, len, src, len),
                    check_bcast(fn, PE_size, dest, src, len, root)));
     shr_coll_broadcast_aset(fn, dest, src, len, root, PE_start, logPE_stride, PE_size, pSync);
@@ -201,6 +229,7 @@ int shr_api_collect(const char *fn, shr_team_t *team, void *dest, const void *sr
 void shr_api_collect_aset(const char *fn, void *dest, const void *src, size_t len, bool fixed,
                           int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
+    aset_require(fn, PE_start, logPE_stride, PE_size);
     SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest, len, src, len),
                    check_collect(fn, PE_size, dest, src, len, fixed)));
     shr_coll_collect_aset(fn, dest, src, len, fixed, PE_start, logPE_stride, PE_size, pSync);
@@ -242,6 +271,7 @@ void shr_api_reduce_aset(const char *fn, void *dest, const void *src, int nreduc
                          shr_dtype_t dt, shr_op_t op, int PE_start, int logPE_stride,
                          int PE_size, void *pWrk, long *pSync)
 {
+    aset_require(fn, PE_start, logPE_stride, PE_size);
     SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest,
                               (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt), src,
                               (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt)),

@@ -49,6 +49,10 @@ int main(int argc, char **argv)
         if (me == 2) {
             shmem_barrier(0, 0, 2, psync);
         }
+    } else if (!strcmp(c, "aset_too_big")) {
+        /* the openshmem-examples' bcast3 on fewer than 4 PEs */
+        static long src[2], dst[2];
+        shmem_broadcast64(dst, src, 2, 0, 0, 0, 4, psync);
     } else if (!strcmp(c, "root_range")) {
         shmem_broadcastmem(SHMEM_TEAM_WORLD, out, buf, 8, 5);
     } else if (!strcmp(c, "alltoalls_stride")) {

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Debug-mode diagnostics of the collectives.
+"""Debug-mode diagnostics of the collectives (and the active-set checks that are
+always on).
 
 Each case runs coll_err (one misuse) under oshrun on 3 PEs and checks the
 exit status and one line naming the routine, the PE(s), the problem and the
@@ -113,6 +114,21 @@ def aset_member():
     expect(run("aset_member", DEBUG), 1, [error(
         "shmem_barrier", r"PE 2 is not in the active set \(PE_start 0, logPE_stride 0, "
         r"PE_size 2\)", "only its members")])
+
+
+@case
+def aset_member_nodebug():
+    # checked without debug mode too: a PE outside the set would wait forever
+    expect(run("aset_member"), 1, [error(
+        "shmem_barrier", r"PE 2 is not in the active set", "only its members")])
+
+
+@case
+def aset_too_big():
+    # checked without debug mode too: a set beyond the job would fault
+    expect(run("aset_too_big"), 1, [error(
+        "shmem_broadcast64", r"the active set \(PE_start 0, logPE_stride 0, PE_size 4\) does "
+        r"not fit the 3 PEs of the job", r"PE_start \+ \(PE_size - 1\) \* 2\^logPE_stride < 3")])
 
 
 @case
