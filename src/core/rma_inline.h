@@ -1,6 +1,6 @@
 /*
  * rma_inline.h -- THE fast path of put and get: a peer on this node is an
- * address translation plus memcpy; anything else leaves through a cold
+ * address translation plus a copy; anything else leaves through a cold
  * out-of-line function (remote transport, or a diagnosis of bad input).
  *
  * Contract for all: `pe` is a world PE number, addresses are symmetric
@@ -16,6 +16,41 @@
 
 #include "core/state.h"
 #include "core/team.h"
+
+/* Copies into memory another PE may be watching, storing every byte once.
+ * glibc's memcpy covers a short or ragged range with overlapping head and
+ * tail blocks (8 bytes are two 8-byte stores to the same place): a PE that
+ * saw the first store, consumed the value and reset the word would see the
+ * old value come back with the second.  That broke the put + wait_until
+ * ping-pong (openshmem-examples' sping lost messages).  The first and last
+ * 8 bytes, the words programs poll, get one store each, the last one last;
+ * the interior of a long copy goes through memcpy. */
+static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t len)
+{
+    char *d = (char *)dest;
+    const char *s = (const char *)src;
+
+    if (len > 32) {
+        memcpy(d, s, 8);
+        memcpy(d + 8, s + 8, len - 16);
+        memcpy(d + len - 8, s + len - 8, 8);
+        return;
+    }
+    for (; len >= 16; len -= 16) {
+        memcpy(d, s, 16);
+        d += 16;
+        s += 16;
+    }
+    /* 8, 4, 2, 1: unrolled, so each memcpy is one store of that size */
+#pragma GCC unroll 4
+    for (size_t chunk = 8; chunk != 0; chunk >>= 1) {
+        if (len & chunk) {
+            memcpy(d, s, chunk);
+            d += chunk;
+            s += chunk;
+        }
+    }
+}
 
 /* Out of line: remote peer, zero length, or invalid address. */
 SHR_COLD void shr_rma_put_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
@@ -35,7 +70,7 @@ static SHR_ALWAYS_INLINE void shr_rma_put(shr_ctx_t *ctx, void *dest, const void
     void *target = shr_ptr(dest, pe);
 
     if (SHR_LIKELY(target != NULL)) {
-        memcpy(target, src, len);
+        shr_copy_once(target, src, len);
         return;
     }
     shr_rma_put_slow(ctx, dest, src, len, pe, nbi);
@@ -61,8 +96,8 @@ static SHR_ALWAYS_INLINE void shr_rma_strided_copy(char *dest, const char *src, 
                                                    size_t elem)
 {
     for (size_t i = 0; i < nblocks; i++) {
-        memcpy(dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
-               src + (ptrdiff_t)i * sst * (ptrdiff_t)elem, bsize * elem);
+        shr_copy_once(dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
+                      src + (ptrdiff_t)i * sst * (ptrdiff_t)elem, bsize * elem);
     }
 }
 
