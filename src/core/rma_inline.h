@@ -17,6 +17,12 @@
 #include "core/state.h"
 #include "core/team.h"
 
+/* glibc's memcpy under a name the compiler does not treat as the builtin:
+ * the interior's length is never known at compile time, and GCC's debug
+ * and sanitizer builds, which keep the branches a constant length rules
+ * out, would warn about the sizes those branches compute. */
+extern void *shr_memcpy_call(void *dest, const void *src, size_t len) __asm__("memcpy");
+
 /* Copies into memory another PE may be watching, storing every byte once.
  * glibc's memcpy covers a short or ragged range with overlapping head and
  * tail blocks (8 bytes are two 8-byte stores to the same place): a PE that
@@ -25,12 +31,6 @@
  * ping-pong (openshmem-examples' sping lost messages).  The first and last
  * 8 bytes, the words programs poll, get one store each, the last one last;
  * the interior of a long copy goes through memcpy. */
-/* glibc's memcpy under a name the compiler does not treat as the builtin:
- * the interior's length is never known at compile time, and GCC's debug
- * and sanitizer builds, which keep the branches a constant length rules
- * out, would warn about the sizes those branches compute. */
-extern void *shr_memcpy_call(void *dest, const void *src, size_t len) __asm__("memcpy");
-
 static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t len)
 {
     char *d = (char *)dest;
