@@ -98,11 +98,10 @@ static SHR_ALWAYS_INLINE void aset_require(const char *fn, int start, int log, i
     }
 }
 
-/* With checks on: the active set, pSync and the buffers. */
-static SHR_COLD void check_aset(const char *fn, int start, int log, int size, long *pSync,
-                                const void *dest, size_t dlen, const void *src, size_t slen)
+/* With checks on, after aset_require: pSync and the buffers. */
+static SHR_COLD void check_aset(const char *fn, long *pSync, const void *dest, size_t dlen,
+                                const void *src, size_t slen)
 {
-    check_aset_shape(fn, start, log, size);
     if (pSync == NULL) {
         shr_check_fail(fn, "pSync is NULL; pass a symmetric array of SHMEM_SYNC_SIZE longs "
                            "set to SHMEM_SYNC_VALUE");
@@ -116,8 +115,7 @@ static SHR_COLD void check_aset(const char *fn, int start, int log, int size, lo
 void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     aset_require("shmem_barrier", PE_start, logPE_stride, PE_size);
-    SHR_API_CHECK(check_aset("shmem_barrier", PE_start, logPE_stride, PE_size, pSync, NULL, 0,
-                             NULL, 0));
+    SHR_API_CHECK(check_aset("shmem_barrier", pSync, NULL, 0, NULL, 0));
     shr_quiet_before_arrival(shr_ctx_default);
     shr_coll_barrier_aset("shmem_barrier", PE_start, logPE_stride, PE_size, pSync);
 }
@@ -126,8 +124,7 @@ SHR_API_ALIAS(shmem_barrier)
 void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     aset_require("shmem_sync", PE_start, logPE_stride, PE_size);
-    SHR_API_CHECK(check_aset("shmem_sync", PE_start, logPE_stride, PE_size, pSync, NULL, 0, NULL,
-                             0));
+    SHR_API_CHECK(check_aset("shmem_sync", pSync, NULL, 0, NULL, 0));
     /* sync does not complete RMA; the fence keeps our own stores first */
     shr_fence_stores();
     shr_coll_barrier_aset("shmem_sync", PE_start, logPE_stride, PE_size, pSync);
@@ -173,7 +170,7 @@ void shr_api_alltoall_aset(const char *fn, void *dest, const void *src, ptrdiff_
                            int logPE_stride, int PE_size, long *pSync)
 {
     aset_require(fn, PE_start, logPE_stride, PE_size);
-    SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest, 0, src, 0),
+    SHR_API_CHECK((check_aset(fn, pSync, dest, 0, src, 0),
                    check_alltoall(fn, PE_size, dest, src, dst, sst, nelems, elem)));
     shr_coll_alltoall_aset(fn, dest, src, dst, sst, nelems, elem, PE_start, logPE_stride, PE_size,
                            pSync);
@@ -201,7 +198,7 @@ void shr_api_broadcast_aset(const char *fn, void *dest, const void *src, size_t 
                             int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     aset_require(fn, PE_start, logPE_stride, PE_size);
-    SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest, len, src, len),
+    SHR_API_CHECK((check_aset(fn, pSync, dest, len, src, len),
                    check_bcast(fn, PE_size, dest, src, len, root)));
     shr_coll_broadcast_aset(fn, dest, src, len, root, PE_start, logPE_stride, PE_size, pSync);
 }
@@ -230,7 +227,7 @@ void shr_api_collect_aset(const char *fn, void *dest, const void *src, size_t le
                           int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
     aset_require(fn, PE_start, logPE_stride, PE_size);
-    SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest, len, src, len),
+    SHR_API_CHECK((check_aset(fn, pSync, dest, len, src, len),
                    check_collect(fn, PE_size, dest, src, len, fixed)));
     shr_coll_collect_aset(fn, dest, src, len, fixed, PE_start, logPE_stride, PE_size, pSync);
 }
@@ -272,7 +269,7 @@ void shr_api_reduce_aset(const char *fn, void *dest, const void *src, int nreduc
                          int PE_size, void *pWrk, long *pSync)
 {
     aset_require(fn, PE_start, logPE_stride, PE_size);
-    SHR_API_CHECK((check_aset(fn, PE_start, logPE_stride, PE_size, pSync, dest,
+    SHR_API_CHECK((check_aset(fn, pSync, dest,
                               (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt), src,
                               (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt)),
                    check_reduce_aset(fn, dest, src, nreduce, dt, pWrk)));

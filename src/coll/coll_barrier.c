@@ -7,7 +7,9 @@
  *   central: arrivals count on member 0, which then releases everyone
  *            (on one node with one word of its own that all poll: one
  *            store instead of a cache-line transfer per member; 4 PEs on
- *            2 cores 1.9 us a barrier instead of 2.15).  Fewest hand-offs
+ *            2 cores 1.88 us a barrier instead of 2.15, medians of 8
+ *            interleaved runs of `oshrun -n 4 coll -x barrier -i 20000`
+ *            from bench/).  Fewest hand-offs
  *            when PEs outnumber cores (auto picks it then).
  *   line:    teams of up to 8 PEs on this node: every member writes its
  *            epoch into its own word of ONE cache line (member 0's) and

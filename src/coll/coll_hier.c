@@ -342,9 +342,7 @@ void shr_coll_barrier_hier(shr_coll_t *c, const shr_coll_args_t *a)
     }
     /* active set: counters */
     if (!h.is_leader) {
-        shr_hier_up(c, &h);
-        shr_hier_down_wait(c, &h, 1);
-        shr_hier_down_end(c, &h, 1);
+        shr_hier_member_round(c, &h);
         return;
     }
     shr_hier_up_wait(c, &h);

@@ -415,9 +415,7 @@ void shr_coll_alltoall_hier(shr_coll_t *c, const shr_coll_args_t *a)
     }
     c->full = true;
     if (!h.is_leader) {
-        shr_hier_up(c, &h);
-        shr_hier_down_wait(c, &h, 1);
-        shr_hier_down_end(c, &h, 1);
+        shr_hier_member_round(c, &h);
         return;
     }
     shr_hier_up_wait(c, &h);

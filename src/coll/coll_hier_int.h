@@ -78,15 +78,22 @@ static inline void shr_hier_up(const shr_coll_t *c, const shr_hier_t *h)
     __atomic_fetch_add(shr_hier_word(c, h, h->leader, SHR_HW_UP), 1, __ATOMIC_RELEASE);
 }
 
-/* leader: every member arrived; consumes their arrivals. */
-static inline void shr_hier_up_wait(shr_coll_t *c, const shr_hier_t *h)
+/* leader: waits for one count from every other member on my word `w`
+ * (SHR_HW_UP or SHR_HW_DONE) and consumes them. */
+static inline void shr_hier_take_all(shr_coll_t *c, const shr_hier_t *h, size_t w)
 {
     uint64_t want = (uint64_t)h->n_local - 1;
 
     if (want != 0) {
-        shr_coll_wait_ge(c, &h->nw[SHR_HW_UP], want);
-        __atomic_fetch_sub(&h->nw[SHR_HW_UP], want, __ATOMIC_RELAXED);
+        shr_coll_wait_ge(c, &h->nw[w], want);
+        __atomic_fetch_sub(&h->nw[w], want, __ATOMIC_RELAXED);
     }
+}
+
+/* leader: every member arrived; consumes their arrivals. */
+static inline void shr_hier_up_wait(shr_coll_t *c, const shr_hier_t *h)
+{
+    shr_hier_take_all(c, h, SHR_HW_UP);
 }
 
 /* member -> leader: done reading the leader's data. */
@@ -95,14 +102,10 @@ static inline void shr_hier_done(const shr_coll_t *c, const shr_hier_t *h)
     __atomic_fetch_add(shr_hier_word(c, h, h->leader, SHR_HW_DONE), 1, __ATOMIC_RELEASE);
 }
 
+/* leader: every member is done with the leader's data. */
 static inline void shr_hier_done_wait(shr_coll_t *c, const shr_hier_t *h)
 {
-    uint64_t want = (uint64_t)h->n_local - 1;
-
-    if (want != 0) {
-        shr_coll_wait_ge(c, &h->nw[SHR_HW_DONE], want);
-        __atomic_fetch_sub(&h->nw[SHR_HW_DONE], want, __ATOMIC_RELAXED);
-    }
+    shr_hier_take_all(c, h, SHR_HW_DONE);
 }
 
 /* leader -> local member i: release number k (1, 2, ... in order: a chunk,
@@ -129,6 +132,15 @@ static inline void shr_hier_down_end(const shr_coll_t *c, const shr_hier_t *h, u
     if (c->psync != NULL) {
         __atomic_fetch_sub(&h->nw[h->down], k, __ATOMIC_RELAXED);
     }
+}
+
+/* member: its whole part of a call the leader releases once: arrive, wait
+ * for the release, consume it. */
+static inline void shr_hier_member_round(shr_coll_t *c, const shr_hier_t *h)
+{
+    shr_hier_up(c, h);
+    shr_hier_down_wait(c, h, 1);
+    shr_hier_down_end(c, h, 1);
 }
 
 /* leader -> every member: release k. */

@@ -250,9 +250,7 @@ static void reduce_hier_run(shr_coll_t *c, const shr_coll_args_t *a, lr_algo_t f
         }
         shr_hier_up_wait(c, &h);
     } else if (!h.is_leader) {
-        shr_hier_up(c, &h);
-        shr_hier_down_wait(c, &h, 1);
-        shr_hier_down_end(c, &h, 1);
+        shr_hier_member_round(c, &h);
         return;
     } else {
         shr_hier_up_wait(c, &h);
@@ -324,9 +322,7 @@ void shr_coll_scan_hier(shr_coll_t *c, const shr_coll_args_t *a)
         return;
     }
     if (!h.is_leader) {
-        shr_hier_up(c, &h);
-        shr_hier_down_wait(c, &h, 1);
-        shr_hier_down_end(c, &h, 1);
+        shr_hier_member_round(c, &h);
         return;
     }
     shr_hier_up_wait(c, &h);
