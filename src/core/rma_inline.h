@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "core/state.h"
@@ -22,6 +23,27 @@
  * and sanitizer builds, which keep the branches a constant length rules
  * out, would warn about the sizes those branches compute. */
 extern void *shr_memcpy_call(void *dest, const void *src, size_t len) __asm__("memcpy");
+
+/* Unaligned views for single moves of 1, 2, 4, 8 and 16 bytes.  memcpy with
+ * a constant size becomes one move only when the compiler inlines it: a
+ * debug or sanitizer build calls glibc's (through ASan's interceptor), which
+ * covers 8 bytes with two overlapping 8-byte stores. */
+typedef uint16_t shr_u16_once_t __attribute__((may_alias, aligned(1)));
+typedef uint32_t shr_u32_once_t __attribute__((may_alias, aligned(1)));
+typedef uint64_t shr_u64_once_t __attribute__((may_alias, aligned(1)));
+typedef char shr_v16_once_t __attribute__((vector_size(16), may_alias, aligned(1)));
+
+/* Moves `chunk` (1, 2, 4, 8 or 16) bytes with one load and one store. */
+static SHR_ALWAYS_INLINE void shr_move_once(char *d, const char *s, size_t chunk)
+{
+    switch (chunk) {
+    case 16: *(shr_v16_once_t *)d = *(const shr_v16_once_t *)s; break;
+    case 8: *(shr_u64_once_t *)d = *(const shr_u64_once_t *)s; break;
+    case 4: *(shr_u32_once_t *)d = *(const shr_u32_once_t *)s; break;
+    case 2: *(shr_u16_once_t *)d = *(const shr_u16_once_t *)s; break;
+    default: *d = *s; break;
+    }
+}
 
 /* Copies into memory another PE may be watching, storing every byte once.
  * glibc's memcpy covers a short or ragged range with overlapping head and
@@ -37,21 +59,21 @@ static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t 
     const char *s = (const char *)src;
 
     if (len > 32) {
-        memcpy(d, s, 8);
+        shr_move_once(d, s, 8);
         shr_memcpy_call(d + 8, s + 8, len - 16);
-        memcpy(d + len - 8, s + len - 8, 8);
+        shr_move_once(d + len - 8, s + len - 8, 8);
         return;
     }
     for (; len >= 16; len -= 16) {
-        memcpy(d, s, 16);
+        shr_move_once(d, s, 16);
         d += 16;
         s += 16;
     }
-    /* 8, 4, 2, 1: unrolled, so each memcpy is one store of that size */
+    /* 8, 4, 2, 1: unrolled, so each move is one store of that size */
 #pragma GCC unroll 4
     for (size_t chunk = 8; chunk != 0; chunk >>= 1) {
         if (len & chunk) {
-            memcpy(d, s, chunk);
+            shr_move_once(d, s, chunk);
             d += chunk;
             s += chunk;
         }
