@@ -140,6 +140,133 @@ static void affinity_string(char *out, size_t len)
     }
 }
 
+/* ---- the flavour: who the processes are and how they meet ----------------
+ * OpenSHMEM (the drivers), MPI (-DBENCH_MPI: bench/mpi/) or one plain
+ * process (-DBENCH_NO_SHMEM: the limit probes).  Nothing else in this file
+ * depends on the flavour. */
+
+static void flavour_init(bench_t *b, int *argc, char ***argv)
+{
+#if defined(BENCH_MPI)
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &b->me);
+    MPI_Comm_size(MPI_COMM_WORLD, &b->npes);
+    b->thread_provided = -1;
+#elif !defined(BENCH_NO_SHMEM)
+    (void)argc, (void)argv;
+    if (b->info->thread_level) {
+        shmem_init_thread(b->info->thread_level, &b->thread_provided);
+    } else {
+        shmem_init();
+        b->thread_provided = -1;
+    }
+    b->me = shmem_my_pe();
+    b->npes = shmem_n_pes();
+    /* scratch for gathers: a double or a host line from every PE */
+    b->gather = shmem_malloc((size_t)b->npes * HOSTINFO_LEN);
+    if (!b->gather)
+        bench_die(b, "shmem_malloc of %zu bytes failed", (size_t)b->npes * HOSTINFO_LEN);
+#else
+    (void)argc, (void)argv;
+    b->me = 0;
+    b->npes = 1;
+#endif
+}
+
+void bench_barrier(bench_t *b)
+{
+    (void)b;
+#if defined(BENCH_MPI)
+    MPI_Barrier(MPI_COMM_WORLD);
+#elif !defined(BENCH_NO_SHMEM)
+    shmem_barrier_all();
+#endif
+}
+
+/* Collective: `len` (<= HOSTINFO_LEN) bytes from every PE into all[npes * len] on PE 0. */
+static void flavour_gather(bench_t *b, const void *mine, size_t len, void *all)
+{
+#if defined(BENCH_MPI)
+    (void)b;
+    MPI_Gather(mine, (int)len, MPI_BYTE, all, (int)len, MPI_BYTE, 0, MPI_COMM_WORLD);
+#elif !defined(BENCH_NO_SHMEM)
+    char *scratch = b->gather;
+    shmem_barrier_all();
+    shmem_putmem(scratch + (size_t)b->me * len, mine, len, 0);
+    shmem_barrier_all();
+    if (b->me == 0)
+        memcpy(all, scratch, (size_t)b->npes * len);
+    shmem_barrier_all();
+#else
+    (void)b;
+    memcpy(all, mine, len);
+#endif
+}
+
+static void flavour_fini(bench_t *b)
+{
+    (void)b;
+#if defined(BENCH_MPI)
+    MPI_Finalize();
+#elif !defined(BENCH_NO_SHMEM)
+    shmem_free(b->gather);
+    shmem_finalize();
+#endif
+}
+
+static void flavour_abort(void)
+{
+#if defined(BENCH_MPI)
+    MPI_Abort(MPI_COMM_WORLD, 1);
+#elif !defined(BENCH_NO_SHMEM)
+    shmem_global_exit(1);
+#endif
+}
+
+/* 4 KiB-aligned memory of n bytes: symmetric for OpenSHMEM, private otherwise. */
+static void *flavour_alloc(bench_t *b, size_t n)
+{
+#if !defined(BENCH_NO_SHMEM)
+    void *p = shmem_align(4096, n);
+    if (!p)
+        bench_die(b, "shmem_align(4096, %zu) failed; raise SHMEM_SYMMETRIC_SIZE", n);
+#else
+    void *p = NULL;
+    if (posix_memalign(&p, 4096, n))
+        bench_die(b, "posix_memalign(%zu) failed", n);
+#endif
+    return p;
+}
+
+/* The header's "impl" fields after the label: what the library says it is. */
+static void flavour_impl_json(bench_t *b, FILE *f)
+{
+#if defined(BENCH_MPI)
+    char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int len = 0, major = 0, minor = 0;
+    MPI_Get_library_version(lib, &len);
+    lib[strcspn(lib, "\n,")] = 0;            /* "Open MPI v4.1.4" */
+    MPI_Get_version(&major, &minor);
+    fputs(",\"api\":\"MPI\",\"name\":", f);
+    json_str(f, lib);
+    fprintf(f, ",\"spec\":\"%d.%d\"", major, minor);
+    (void)b;
+#elif !defined(BENCH_NO_SHMEM)
+    char name[SHMEM_MAX_NAME_LEN + 1] = "";
+    int major = 0, minor = 0;
+    shmem_info_get_name(name);
+    shmem_info_get_version(&major, &minor);
+    fputs(",\"api\":\"OpenSHMEM\",\"name\":", f);
+    json_str(f, name);
+    fprintf(f, ",\"spec\":\"%d.%d\",\"header_spec\":\"%d.%d\"", major, minor,
+            SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
+    fprintf(f, ",\"thread_provided\":%d", b->thread_provided);
+#else
+    (void)b;
+    fputs(",\"name\":\"none (machine limit)\"", f);
+#endif
+}
+
 /* ---- options ------------------------------------------------------------ */
 
 static void usage(const bench_info_t *info, FILE *f)
@@ -314,21 +441,7 @@ static void write_header(bench_t *b, const char *hostinfo)
 
     fputs(",\"impl\":{\"label\":", f);
     json_str(f, b->opt.label);
-#ifndef BENCH_NO_SHMEM
-    {
-        char name[SHMEM_MAX_NAME_LEN + 1] = "";
-        int major = 0, minor = 0;
-        shmem_info_get_name(name);
-        shmem_info_get_version(&major, &minor);
-        fputs(",\"name\":", f);
-        json_str(f, name);
-        fprintf(f, ",\"spec\":\"%d.%d\",\"header_spec\":\"%d.%d\"", major, minor,
-                SHMEM_MAJOR_VERSION, SHMEM_MINOR_VERSION);
-        fprintf(f, ",\"thread_provided\":%d", b->thread_provided);
-    }
-#else
-    fputs(",\"name\":\"none (machine limit)\"", f);
-#endif
+    flavour_impl_json(b, f);
     fputc('}', f);
 
     fputs(",\"machine\":{\"hostname\":", f);
@@ -410,19 +523,7 @@ void bench_init(bench_t *b, const bench_info_t *info, int argc, char **argv)
 {
     memset(b, 0, sizeof *b);
     b->info = info;
-#ifndef BENCH_NO_SHMEM
-    if (info->thread_level) {
-        shmem_init_thread(info->thread_level, &b->thread_provided);
-    } else {
-        shmem_init();
-        b->thread_provided = -1;
-    }
-    b->me = shmem_my_pe();
-    b->npes = shmem_n_pes();
-#else
-    b->me = 0;
-    b->npes = 1;
-#endif
+    flavour_init(b, &argc, &argv);
     parse_opts(b, argc, argv);
 
     /* Who runs where: "host|cpus" of every PE, gathered on PE 0. */
@@ -430,18 +531,10 @@ void bench_init(bench_t *b, const bench_info_t *info, int argc, char **argv)
     gethostname(host, sizeof host - 1);
     affinity_string(cpus, sizeof cpus);
     snprintf(mine, sizeof mine, "%.100s|%.80s", host, cpus);
-    char *hostinfo;
-#ifndef BENCH_NO_SHMEM
-    hostinfo = shmem_malloc((size_t)b->npes * HOSTINFO_LEN);
-    b->gather = shmem_malloc((size_t)b->npes * sizeof(double) + sizeof(long));
-    if (!hostinfo || !b->gather)
-        bench_die(b, "shmem_malloc of %zu bytes failed", (size_t)b->npes * HOSTINFO_LEN);
-    shmem_barrier_all();
-    shmem_putmem(hostinfo + (size_t)b->me * HOSTINFO_LEN, mine, HOSTINFO_LEN, 0);
-    shmem_barrier_all();
-#else
-    hostinfo = mine;
-#endif
+    char *hostinfo = b->me == 0 ? malloc((size_t)b->npes * HOSTINFO_LEN) : NULL;
+    if (b->me == 0 && !hostinfo)
+        bench_die(b, "malloc of %zu bytes failed", (size_t)b->npes * HOSTINFO_LEN);
+    flavour_gather(b, mine, HOSTINFO_LEN, hostinfo);
 
     if (b->npes < info->min_pes) {
         if (b->me == 0)
@@ -459,10 +552,8 @@ void bench_init(bench_t *b, const bench_info_t *info, int argc, char **argv)
         }
         write_header(b, hostinfo);
     }
-#ifndef BENCH_NO_SHMEM
-    shmem_barrier_all();
-    shmem_free(hostinfo);
-#endif
+    free(hostinfo);
+    bench_barrier(b);
 }
 
 static void write_end(bench_t *b, const char *status, const char *why)
@@ -488,17 +579,12 @@ int bench_fini(bench_t *b, const char *status)
 {
     /* The end record is written before finalize: a crash inside finalize
      * (a known fault of some peers) must not cost the figures. */
-#ifndef BENCH_NO_SHMEM
-    shmem_barrier_all();
-#endif
+    bench_barrier(b);
     write_end(b, status ? status : "ok", NULL);
     if (b->out && b->out != stdout)
         fclose(b->out);
     b->out = NULL;
-#ifndef BENCH_NO_SHMEM
-    shmem_free(b->gather);
-    shmem_finalize();
-#endif
+    flavour_fini(b);
     return 0;
 }
 
@@ -517,9 +603,7 @@ void bench_die(bench_t *b, const char *fmt, ...)
     va_end(ap);
     fprintf(stderr, "%s: PE %d: %s\n", b->info ? b->info->name : "bench", b->me, msg);
     write_end(b, "error", msg);
-#ifndef BENCH_NO_SHMEM
-    shmem_global_exit(1);
-#endif
+    flavour_abort();
     exit(1);
 }
 
@@ -619,17 +703,7 @@ void *bench_sym_alloc(bench_t *b, size_t bytes)
         b->pool_used += n;
         return b->pool + off;
     }
-#ifndef BENCH_NO_SHMEM
-    void *p = shmem_align(4096, n);
-    if (!p)
-        bench_die(b, "shmem_align(4096, %zu) failed; raise SHMEM_SYMMETRIC_SIZE", n);
-    return p;
-#else
-    void *p = NULL;
-    if (posix_memalign(&p, 4096, n))
-        bench_die(b, "posix_memalign(%zu) failed", n);
-    return p;
-#endif
+    return flavour_alloc(b, n);
 }
 
 static inline unsigned char pattern_byte(size_t k, unsigned seed)
@@ -657,17 +731,7 @@ bool bench_check(const void *buf, size_t n, unsigned seed)
 
 void bench_gather(bench_t *b, double v, double *out)
 {
-#ifndef BENCH_NO_SHMEM
-    shmem_barrier_all();
-    shmem_double_p(&b->gather[b->me], v, 0);
-    shmem_barrier_all();
-    if (b->me == 0)
-        memcpy(out, b->gather, (size_t)b->npes * sizeof(double));
-    shmem_barrier_all();
-#else
-    (void)b;
-    out[0] = v;
-#endif
+    flavour_gather(b, &v, sizeof v, out);
 }
 
 bool bench_all_ok(bench_t *b, bool ok)

@@ -3,8 +3,10 @@
  *
  * Drivers are plain OpenSHMEM C programs: they build with any `oshcc`
  * (Shimmer's, Open MPI's, ...) by compiling bench.c beside them.  The same
- * file built with -DBENCH_NO_SHMEM and a plain `cc` serves the machine-limit
- * probes (bench/limits/), so every figure of a run has one output format.
+ * file serves two other flavours, so every figure of a run has one output
+ * format: built with -DBENCH_NO_SHMEM and a plain `cc`, the machine-limit
+ * probes (bench/limits/, one process); with -DBENCH_MPI and `mpicc`, the MPI
+ * programs the suite compares with (bench/mpi/, one process per rank).
  *
  * The harness owns: option parsing, the size sweep, iteration and warm-up
  * counts, the timer, gathering per-PE values on PE 0, and the output (JSON
@@ -20,6 +22,10 @@
 #include <stdio.h>
 #include <time.h>
 
+#ifdef BENCH_MPI
+#define BENCH_NO_SHMEM 1
+#include <mpi.h>
+#endif
 #ifndef BENCH_NO_SHMEM
 #include <shmem.h>
 /* 1.5 features (put_signal, teams) are absent from 1.4 peers. */
@@ -84,7 +90,7 @@ typedef struct bench {
     char     csv_names[512];   /* CSV: columns of the row being written */
     char     csv_last[512];    /* CSV: columns of the last header printed */
     char     csv_vals[2048];
-    double  *gather;           /* symmetric, npes doubles, used on PE 0 */
+    void    *gather;           /* OpenSHMEM: symmetric scratch for gathers (npes host lines) */
     char    *pool;             /* --global: static symmetric pool set by the driver */
     size_t   pool_size, pool_used;
 } bench_t;
@@ -123,12 +129,15 @@ bool bench_has_op(const bench_t *b, const char *name);
 /* ---- memory ------------------------------------------------------------- */
 /* Hands the harness a static (hence symmetric) array used when --global is given. */
 void  bench_set_global_pool(bench_t *b, void *pool, size_t size);
-/* Symmetric buffer: from the global pool with --global, else shmem_malloc; 4 KiB aligned. */
+/* Symmetric buffer: from the global pool with --global, else shmem_malloc
+ * (MPI and probes: private memory); 4 KiB aligned. */
 void *bench_sym_alloc(bench_t *b, size_t bytes);
 void  bench_fill(void *buf, size_t n, unsigned seed);
 bool  bench_check(const void *buf, size_t n, unsigned seed);
 
 /* ---- across PEs --------------------------------------------------------- */
+/* Waits for every PE (shmem_barrier_all, MPI_Barrier; nothing in a probe). */
+void bench_barrier(bench_t *b);
 /* Collects one double from every PE into out[npes] on PE 0 (collective). */
 void bench_gather(bench_t *b, double v, double *out);
 /* Logical AND of `ok` over all PEs, valid on PE 0 (collective). */
