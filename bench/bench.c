@@ -609,17 +609,28 @@ void bench_die(bench_t *b, const char *fmt, ...)
 
 /* ---- sweep -------------------------------------------------------------- */
 
-long bench_iters(const bench_t *b, size_t bytes)
+static long sweep_iters(const bench_t *b, size_t bytes, long iters, long min_iters, size_t budget)
 {
-    long it = b->opt.iters;
-    if (bytes > 0 && b->opt.budget / bytes < (size_t)it)
-        it = (long)(b->opt.budget / bytes);
-    long lo = b->info->min_iters > 0 ? b->info->min_iters : 10;
+    long it = iters;
+    if (bytes > 0 && budget / bytes < (size_t)it)
+        it = (long)(budget / bytes);
+    long lo = min_iters > 0 ? min_iters : 10;
     if (b->opt.quick && lo > 5)
         lo = 5;
     if (it < lo)
         it = lo;
     return it;
+}
+
+long bench_iters(const bench_t *b, size_t bytes)
+{
+    return sweep_iters(b, bytes, b->opt.iters, b->info->min_iters, b->opt.budget);
+}
+
+long bench_iters_like(const bench_t *b, size_t bytes, const bench_info_t *like)
+{
+    long iters = b->opt.quick ? b->opt.iters : like->iters;
+    return sweep_iters(b, bytes, iters, like->min_iters, like->budget);
 }
 
 long bench_warmup(const bench_t *b, long iters)

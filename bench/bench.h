@@ -40,6 +40,12 @@
 #define BENCH_SCHEMA 1
 #define BENCH_MAX_LIST 16
 
+/* Iterations of the two sweep shapes, shared by every benchmark of a shape
+ * and by the limit probes that bound them: a probe compared with a figure
+ * runs the same iterations and warm-up (bench/README.md, "limits"). */
+#define BENCH_SWEEP_LAT .iters = 5000, .min_iters = 20, .budget = (size_t)64 << 20
+#define BENCH_SWEEP_BW  .iters = 10000, .min_iters = 32, .budget = (size_t)128 << 20
+
 /* What a driver tells the harness about itself; defaults for its options. */
 typedef struct bench_info {
     const char *name;          /* "put_lat": the benchmark's id in the report */
@@ -116,6 +122,8 @@ static inline double bench_now_us(void)
 /* ---- sweep -------------------------------------------------------------- */
 /* Iterations for one point moving `bytes` per iteration: min(iters, budget/bytes), >= min_iters. */
 long bench_iters(const bench_t *b, size_t bytes);
+/* The same for another sweep shape (`like`: its iters, min_iters, budget; -i and -b do not apply). */
+long bench_iters_like(const bench_t *b, size_t bytes, const bench_info_t *like);
 long bench_warmup(const bench_t *b, long iters);
 /* Next size of the power-of-two sweep, or of the -m list (0 when past the end). */
 size_t bench_next_size(const bench_t *b, size_t size);
@@ -154,6 +162,16 @@ void bench_row_end(bench_t *b);
 void bench_note(bench_t *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- machine-limit probes (no OpenSHMEM) --------------------------------- */
+/* The pause of a spin-wait loop: yields the core's resources to its sibling. */
+static inline void bench_cpu_pause(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ volatile("yield");
+#endif
+}
+
 /* Two processes sharing an anonymous mapping: fork, run fn(side, shared, arg)
  * in both (side 0 = parent, 1 = child), wait.  With `pin` and at least two
  * allowed CPUs, side k runs on the k-th allowed CPU (*pinned_p says whether it

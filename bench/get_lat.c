@@ -18,7 +18,7 @@ int main(int argc, char **argv)
         .title = "get latency: blocking getmem (OSU)",
         .columns = "size:B latency_us:us iterations: valid:",
         .min_size = 1, .max_size = MAX_SIZE,
-        .iters = 5000, .min_iters = 20, .budget = (size_t)64 << 20,
+        BENCH_SWEEP_LAT,
         .min_pes = 2,
     };
     bench_t b;

@@ -19,7 +19,7 @@ int main(int argc, char **argv)
         .title = "put bandwidth: putmem_nbi flood + quiet, blocking putmem",
         .columns = "size:B bandwidth_MBps:MB/s blocking_MBps:MB/s window: iterations: valid:",
         .min_size = 1, .max_size = MAX_SIZE,
-        .iters = 10000, .min_iters = 32, .budget = (size_t)128 << 20,
+        BENCH_SWEEP_BW,
         .windows = "64", .min_pes = 2,
     };
     bench_t b;

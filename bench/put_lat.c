@@ -49,7 +49,7 @@ int main(int argc, char **argv)
         .title = "put latency: blocking putmem (OSU), put+quiet, data-then-flag ping-pong",
         .columns = "size:B latency_us:us put_quiet_us:us pingpong_us:us iterations: valid:",
         .min_size = 1, .max_size = MAX_SIZE,
-        .iters = 5000, .min_iters = 20, .budget = (size_t)64 << 20,
+        BENCH_SWEEP_LAT,
         .min_pes = 2,
     };
     bench_t b;

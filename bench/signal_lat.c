@@ -17,7 +17,7 @@ static const bench_info_t info = {
     .title = "signal latency: putmem_signal + signal_wait_until ping-pong, half round trip",
     .columns = "size:B latency_us:us iterations: valid:",
     .min_size = 1, .max_size = MAX_SIZE,
-    .iters = 5000, .min_iters = 20, .budget = (size_t)64 << 20,
+    BENCH_SWEEP_LAT,
     .min_pes = 2,
 };
 

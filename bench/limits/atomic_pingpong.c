@@ -7,6 +7,7 @@
  *                   per call seen by one of them;
  *   mode=local      one process, its own line: the uncontended atomic.
  * Pinned to two CPUs when allowed (-t 0 disables), as cacheline_pingpong.
+ * Each figure is the best of 3 timed trials: a limit is the best case.
  */
 #include "bench.h"
 
@@ -22,22 +23,13 @@ typedef struct shared {
 typedef struct arg { long iters, warm; int mode; } arg_t;
 enum { HANDOFF, CONTENDED, LOCAL };
 
-static inline void cpu_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
 static void side_run(int side, void *p, void *a)
 {
     shared_t *s = p;
     arg_t *arg = a;
     __atomic_fetch_add(&s->ready, 1, __ATOMIC_SEQ_CST);
     while (s->ready < 2)
-        cpu_pause();
+        bench_cpu_pause();
     long n = arg->iters + arg->warm;
     double t0 = 0;
     for (long i = 0; i < n; i++) {
@@ -45,7 +37,7 @@ static void side_run(int side, void *p, void *a)
             t0 = bench_now_us();
         if (arg->mode == HANDOFF)
             while ((__atomic_load_n(&s->counter, __ATOMIC_ACQUIRE) & 1) != side)
-                cpu_pause();
+                bench_cpu_pause();
         __atomic_fetch_add(&s->counter, 1, __ATOMIC_SEQ_CST);
     }
     if (side == 0)
@@ -71,23 +63,27 @@ int main(int argc, char **argv)
     for (int m = 0; m < 3; m++) {
         if (!bench_has_op(&b, modes[m]) || !bench_point(&b, "mode=%s", modes[m]))
             continue;
-        memset((void *)s, 0, sizeof *s);
         arg_t arg = {.iters = bench_iters(&b, 0), .mode = m};
         arg.warm = bench_warmup(&b, arg.iters);
-        bool ok, pinned = false;
-        long per_op_div = arg.iters;
-        if (m == LOCAL) {
-            s->ready = 1;
-            side_run(0, s, &arg);
-            ok = s->counter == arg.iters + arg.warm;
-        } else {
-            ok = bench_fork_pair(s, side_run, &arg, pin, &pinned) && s->counter == 2 * (arg.iters + arg.warm);
-            if (m == HANDOFF)
-                per_op_div = 2 * arg.iters;    /* both sides' calls happen one after another */
+        bool ok = true, pinned = false;
+        long per_op_div = m == HANDOFF ? 2 * arg.iters : arg.iters;   /* hand-off: both sides' calls in turn */
+        double best = 0;
+        for (int t = 0; t < 3; t++) {
+            memset((void *)s, 0, sizeof *s);
+            if (m == LOCAL) {
+                s->ready = 1;
+                side_run(0, s, &arg);
+                ok = ok && s->counter == arg.iters + arg.warm;
+            } else {
+                ok = ok && bench_fork_pair(s, side_run, &arg, pin, &pinned) &&
+                     s->counter == 2 * (arg.iters + arg.warm);
+            }
+            if (t == 0 || s->us < best)
+                best = s->us;
         }
         bench_row_begin(&b);
         bench_col_str(&b, "mode", modes[m]);
-        bench_col_num(&b, "latency_us", s->us / (double)per_op_div);
+        bench_col_num(&b, "latency_us", best / (double)per_op_div);
         bench_col_bool(&b, "pinned", pinned);
         bench_col_int(&b, "iterations", arg.iters);
         bench_col_bool(&b, "valid", ok);

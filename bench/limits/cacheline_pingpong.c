@@ -7,6 +7,7 @@
  *                   as a put-then-flag ping-pong does.
  * The two processes are pinned to different CPUs when two are allowed
  * (-t 0 disables pinning); the pinned column says which was measured.
+ * Each figure is the best of 3 timed trials: a limit is the best case.
  */
 #include "bench.h"
 
@@ -24,15 +25,6 @@ typedef struct shared {
 
 typedef struct arg { long iters, warm; bool data; } arg_t;
 
-static inline void cpu_pause(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#elif defined(__aarch64__)
-    __asm__ volatile("yield");
-#endif
-}
-
 static void side_run(int side, void *p, void *a)
 {
     shared_t *s = p;
@@ -41,7 +33,7 @@ static void side_run(int side, void *p, void *a)
     if (side == 1)
         s->ready = 1;
     while (!s->ready)
-        cpu_pause();
+        bench_cpu_pause();
     double t0 = 0;
     for (long i = 1; i <= arg->iters + arg->warm; i++) {
         if (i == arg->warm + 1)
@@ -51,10 +43,10 @@ static void side_run(int side, void *p, void *a)
                 s->data[other][0] = i;
             __atomic_store_n(&s->flag[other][0], i, __ATOMIC_RELEASE);
             while (__atomic_load_n(&s->flag[side][0], __ATOMIC_ACQUIRE) != i)
-                cpu_pause();
+                bench_cpu_pause();
         } else {
             while (__atomic_load_n(&s->flag[side][0], __ATOMIC_ACQUIRE) != i)
-                cpu_pause();
+                bench_cpu_pause();
             if (arg->data)
                 s->data[other][0] = s->data[side][0];
             __atomic_store_n(&s->flag[other][0], i, __ATOMIC_RELEASE);
@@ -70,7 +62,7 @@ int main(int argc, char **argv)
         .name = "cacheline_pingpong",
         .title = "machine limit: two-process cache-line ping-pong, half round trip",
         .columns = "mode: latency_us:us pinned: iterations: valid:",
-        .min_size = 8, .max_size = 8, .iters = 50000, .min_iters = 20,
+        .min_size = 8, .max_size = 8, BENCH_SWEEP_LAT,   /* put_lat's and signal_lat's */
         .ops = "flag,data_flag",
     };
     bench_t b;
@@ -83,15 +75,20 @@ int main(int argc, char **argv)
     for (int m = 0; m < 2; m++) {
         if (!bench_has_op(&b, modes[m]) || !bench_point(&b, "mode=%s", modes[m]))
             continue;
-        memset((void *)s, 0, sizeof *s);
         arg_t arg = {.iters = bench_iters(&b, 0), .data = m == 1};
         arg.warm = bench_warmup(&b, arg.iters);
-        bool pinned = false;
-        bool ok = bench_fork_pair(s, side_run, &arg, pin, &pinned);
-        ok = ok && s->flag[0][0] == arg.iters + arg.warm && (m == 0 || s->data[0][0] == s->flag[0][0]);
+        bool pinned = false, ok = true;
+        double best = 0;
+        for (int t = 0; t < 3; t++) {
+            memset((void *)s, 0, sizeof *s);
+            ok = ok && bench_fork_pair(s, side_run, &arg, pin, &pinned);
+            ok = ok && s->flag[0][0] == arg.iters + arg.warm && (m == 0 || s->data[0][0] == s->flag[0][0]);
+            if (t == 0 || s->us < best)
+                best = s->us;
+        }
         bench_row_begin(&b);
         bench_col_str(&b, "mode", modes[m]);
-        bench_col_num(&b, "latency_us", s->us / (2.0 * (double)arg.iters));
+        bench_col_num(&b, "latency_us", best / (2.0 * (double)arg.iters));
         bench_col_bool(&b, "pinned", pinned);
         bench_col_int(&b, "iterations", arg.iters);
         bench_col_bool(&b, "valid", ok);
