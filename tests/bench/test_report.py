@@ -77,7 +77,8 @@ class ReportFromFixture(unittest.TestCase):
             self.assertAlmostEqual(got["median"], statistics.median(vals))
             self.assertEqual(got["min"], min(vals))
             self.assertEqual(got["max"], max(vals))
-        lim = statistics.median(raw_values(self.dir, "limit", "cacheline_pingpong", "latency_us", mode="flag"))
+        # a machine limit is its best repetition (a time: the lowest)
+        lim = min(raw_values(self.dir, "limit", "cacheline_pingpong", "latency_us", mode="flag"))
         f = figs["pingpong_8"]
         self.assertAlmostEqual(f["limit_v"], lim)
         self.assertAlmostEqual(f["ratio_limit"], f["shimmer"]["median"] / lim)
