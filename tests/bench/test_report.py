@@ -6,6 +6,7 @@ run (Shimmer and Open MPI's OSHMEM on the 2-core development machine), with a
 recorded crash (the peer's int compare_swap) and an unsupported figure.
 No timing is judged anywhere: values are only recomputed from the raw files.
 """
+import io
 import json
 import os
 import shutil
@@ -14,6 +15,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+from contextlib import redirect_stdout
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -109,6 +111,22 @@ class ReportFromFixture(unittest.TestCase):
         self.assertIsNone(f["peer"])
         self.assertIsNone(f["ratio_peer"])
         self.assertIsNotNone(f["limit_v"])       # still compared with the limit
+
+    def test_quick_run_says_so_and_judges_nothing(self):
+        with open(os.path.join(self.dir, "run.json")) as f:
+            meta = json.load(f)
+        meta["quick"] = True
+        with open(os.path.join(self.dir, "run.json"), "w") as f:
+            json.dump(meta, f)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            report.main([self.dir, "--no-plots"])
+        self.assertTrue(out.getvalue().startswith("quick (smoke run)"))
+        with open(os.path.join(self.dir, "report.md")) as f:
+            self.assertIn("quick (smoke run)", f.readline())
+        for fid, f in self.summary().items():
+            self.assertEqual(f["verdict"], "—", fid)
+            self.assertFalse(f["shimmer_fault"] or f["peer_fault"], fid)
 
     def test_torn_line_is_ignored(self):
         path = os.path.join(self.dir, "raw", "shimmer", "put_lat.r0.jsonl")
