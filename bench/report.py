@@ -19,6 +19,8 @@ import os
 import statistics
 import sys
 
+import versus_mpi
+
 NOISY_RATIO = 1.5          # max/min over repetitions above this: the figure is flagged noisy
 NOT_KEYS = {"iterations", "valid", "pinned", "pe", "point", "type"}
 
@@ -78,6 +80,8 @@ class Run:
                              if i.get("role") == "shimmer" and i.get("available")), None)
         self.peer = next((i["name"] for i in self.impls
                           if i.get("role") == "peer" and i.get("available")), None)
+        self.mpi = next((i["name"] for i in self.impls
+                         if i.get("role") == "mpi" and i.get("available")), None)
         self.quick = bool(self.meta.get("quick"))
         self.headers = {}       # (impl, job) -> first header record
         self.series = {}        # (impl, job, keystr) -> {"key": {...}, "metrics": {m: [values]}, "invalid": bool}
@@ -544,7 +548,7 @@ PLOTS = [
 QUICK_LINE = "quick (smoke run): tiny sizes and iterations, no verdicts"
 
 
-def make_plots(run, outdir):
+def make_plots(run, outdir, pls):
     try:
         import matplotlib
         matplotlib.use("Agg")
@@ -620,6 +624,7 @@ def make_plots(run, outdir):
         fig.savefig(os.path.join(outdir, "collectives.png"), dpi=100, bbox_inches="tight")
         made.append("collectives.png")
     plt.close(fig)
+    made += versus_mpi.plots(run, pls, outdir, plt, finish)
     return made, None
 
 
@@ -645,7 +650,7 @@ def describe_events(events):
             for (i, j, what, why), reps in seen.items()]
 
 
-def write_report(run, rows, plots, plot_err, path):
+def write_report(run, rows, pls, plots, plot_err, path):
     m = run.meta
     L = []
     L.append("# Shimmer benchmark report" + (" — quick (smoke run)" if run.quick else ""))
@@ -667,7 +672,8 @@ def write_report(run, rows, plots, plot_err, path):
         hdr = next((h for (im, _), h in run.headers.items() if im == i["name"]), None)
         ident = ""
         if hdr:
-            ident = "%s, OpenSHMEM %s" % (hdr["impl"].get("name", "?"), hdr["impl"].get("spec", "?"))
+            ident = "%s, %s %s" % (hdr["impl"].get("name", "?"), hdr["impl"].get("api", "OpenSHMEM"),
+                                   hdr["impl"].get("spec", "?"))
         detail = i.get("detail", "") or i.get("reason", "")
         if i.get("version"):
             detail += "; " + i["version"]
@@ -709,9 +715,10 @@ def write_report(run, rows, plots, plot_err, path):
         L.append("")
         L.append(md_table(coll_rows))
         L.append("")
+    L.extend(versus_mpi.markdown(run, pls, plots))
     L.append("## Measurement faults")
     L.append("")
-    fl = faults(rows)
+    fl = faults(rows) + versus_mpi.fault_lines(pls)
     L.extend(["- " + f for f in fl] or ["None: every figure is within its limit."])
     L.append("")
     L.append("## Crashes, unsupported figures and faults")
@@ -727,6 +734,8 @@ def write_report(run, rows, plots, plot_err, path):
     if plot_err:
         L.append("No plots: " + plot_err + ".")
     for p in plots:
+        if p.startswith("vs_mpi_"):
+            continue               # shown in their section
         L.append("![%s](%s)" % (p, p))
         L.append("")
     L.append("## Raw data")
@@ -738,11 +747,12 @@ def write_report(run, rows, plots, plot_err, path):
         f.write("\n".join(L) + "\n")
 
 
-def summary_json(run, rows, path):
+def summary_json(run, rows, pls, path):
     def st(s):
         return s.as_dict() if s else None
     out = {"meta": run.meta, "figures": [
         {k: (st(v) if isinstance(v, Stat) else v) for k, v in r.items()} for r in rows],
+        "vs_mpi": versus_mpi.summary(run, pls),
         "events": run.events}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1, default=str)
@@ -756,9 +766,10 @@ def main(argv=None):
     a = ap.parse_args(argv)
     run = Run(a.results)
     rows = [evaluate(run, f) for f in figures()]
-    plots, err = ([], "disabled (--no-plots)") if a.no_plots else make_plots(run, a.results)
-    write_report(run, rows, plots, err, os.path.join(a.results, "report.md"))
-    summary_json(run, rows, os.path.join(a.results, "summary.json"))
+    pls = versus_mpi.placements(run)
+    plots, err = ([], "disabled (--no-plots)") if a.no_plots else make_plots(run, a.results, pls)
+    write_report(run, rows, pls, plots, err, os.path.join(a.results, "report.md"))
+    summary_json(run, rows, pls, os.path.join(a.results, "summary.json"))
     if not a.quiet:
         if run.quick:
             print(QUICK_LINE)
@@ -768,7 +779,11 @@ def main(argv=None):
         if coll:
             print()
             print(text_table(coll, run.shimmer, run.peer))
-        fl = faults(rows)
+        vs = versus_mpi.text_summary(run, pls)
+        if vs:
+            print()
+            print("\n".join(vs))
+        fl = faults(rows) + versus_mpi.fault_lines(pls)
         if fl:
             print()
             for line in fl:

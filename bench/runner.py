@@ -2,7 +2,8 @@
 """The benchmark suite's main job: Shimmer beside its peer and the machine's limits.
 
     bench/run               headline set (about 5 minutes on 2 cores)
-    bench/run --full        everything: full sweeps, int atomics, team API, more repetitions
+    bench/run --mpi         Shimmer vs MPI: one node and two namespace hosts (root)
+    bench/run --full        everything: full sweeps, int atomics, team API, MPI, more repetitions
 
 Steps: install what is missing (Debian packages, as root), build Shimmer
 (build/), build the benchmarks once per implementation with that
@@ -12,10 +13,12 @@ which prints the table and writes report.md, plots and summary.json into
 bench/results/<timestamp>/.
 
 Implementations are data (IMPLS below, or --impl NAME=OSHCC::RUN-TEMPLATE),
-so the same run compares any two OpenSHMEMs.  A crash costs only the figure
-in flight: the benchmark is relaunched after the crashed point.
+so the same run compares any two OpenSHMEMs, and MPI beside them.  A crash
+costs only the figure in flight: the benchmark is relaunched after the
+crashed point.
 """
 import argparse
+import atexit
 import datetime
 import json
 import os
@@ -32,47 +35,94 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
 
 PACKAGES = ["cmake", "ninja-build", "gcc", "make", "pkg-config", "libucx-dev", "libpmix-dev",
-            "openmpi-bin", "libopenmpi-dev", "python3-matplotlib"]
+            "openmpi-bin", "libopenmpi-dev", "python3-matplotlib", "iproute2"]
 
-# name, role, compiler wrapper, launch template ({n}: PEs).  The peer runs as
-# Debian's Open MPI needs here: as root it wants --allow-run-as-root; more PEs
-# than cores need --oversubscribe; `--mca osc ^rdma` avoids its crash in
-# shmem_finalize.
+# Across hosts: two network-namespace hosts on this machine (root; made by
+# tests/multinode/mn_run.sh with netns-cluster under a prefix and subnet of
+# the suite's own), one PE per host, UCX over TCP between them.  {timeout}:
+# mpirun's, a little under the runner's.
+HOSTS_ENV = {"MN_PREFIX": "benchhost", "MN_NET": "10.217.0", "MN_HOSTS": "2"}
+HOSTS_RUN = "env " + " ".join("%s=%s" % kv for kv in HOSTS_ENV.items()) + \
+    " {root}/tests/multinode/mn_run.sh 2x1 {n} -t {timeout}"
+
+# name, role, compiler wrapper, launch template ({n}: PEs), and for the jobs
+# across hosts run_hosts.  The peer runs as Debian's Open MPI needs here: as
+# root it wants --allow-run-as-root; more PEs than cores need --oversubscribe;
+# `--mca osc ^rdma` avoids its crash in shmem_finalize.  MPI (role "mpi")
+# builds bench/mpi/ with mpicc; on one node it runs with its best one-sided
+# component (osc sm: the window mapped, as Shimmer's heap; Debian's default
+# osc rdma puts above 4 KiB through the kernel at a tenth of the speed,
+# bench/README.md), across hosts with its UCX components, which Debian turns
+# off by default (/etc/openmpi/openmpi-mca-params.conf) and which need leave
+# to use TCP (pml_ucx_tls, pml_ucx_devices).
+MPI_UCX = " ".join("-x OMPI_MCA_%s=%s" % kv for kv in (
+    ("pml", "ucx"), ("osc", "ucx"), ("pml_ucx_tls", "any"), ("pml_ucx_devices", "any")))
 IMPLS = [
     {"name": "shimmer", "role": "shimmer",
      "oshcc": "{build}/bin/oshcc",
-     "run": "{build}/bin/oshrun -n {n}"},
+     "run": "{build}/bin/oshrun -n {n}",
+     "run_hosts": HOSTS_RUN + " --"},
     {"name": "oshmem", "role": "peer", "label": "Open MPI OSHMEM",
      "oshcc": "/usr/bin/oshcc",
      "run": "/usr/bin/oshrun {asroot} --oversubscribe --mca osc ^rdma -np {n}"},
+    {"name": "mpi", "role": "mpi", "label": "Open MPI (MPI)",
+     "mpicc": "/usr/bin/mpicc",
+     "run": "/usr/bin/mpirun {asroot} --mca osc sm -np {n}",
+     "run_hosts": HOSTS_RUN + " " + MPI_UCX + " --"},
 ]
 
+HEADLINE, MPI = ("headline", "full"), ("full", "mpi")
+VS_MPI = HEADLINE + ("mpi",)          # the headline's jobs that "Shimmer vs MPI" needs on one node
 
-def job(jid, prog, args=(), n=2, sets=("headline", "full"), kind="shmem", full_args=None):
+
+def job(jid, prog, args=(), n=2, sets=HEADLINE, kind="shmem", full_args=None,
+        roles=("shimmer", "peer"), hosts=1):
+    """kind: shmem (built with each oshcc), mpi (mpicc), limit (cc), startup;
+    roles: which implementations run it; hosts: 1, or 2 namespace hosts."""
+    if kind == "mpi":
+        roles = ("mpi",)
     return {"id": jid, "prog": prog, "args": list(args), "n": n, "sets": sets, "kind": kind,
-            "full_args": list(full_args) if full_args is not None else None}
+            "full_args": list(full_args) if full_args is not None else None,
+            "roles": roles, "hosts": hosts}
+
+
+def across_hosts(jid, prog, kind="shmem"):
+    """The same program between two namespace hosts: Shimmer or MPI, 8 B to 4 MiB."""
+    return job("hosts_" + jid, prog, ["-m", "8:4M"], sets=MPI, kind=kind, roles=("shimmer",), hosts=2)
 
 
 HEADLINE_COLL_SIZES = "8,4k,1M"
 JOBS = [
     # machine limits: plain C, one process pair, run once per repetition
-    job("memcpy_bw", "memcpy_bw", kind="limit"),
-    job("cacheline_pingpong", "cacheline_pingpong", kind="limit"),
+    job("memcpy_bw", "memcpy_bw", kind="limit", sets=VS_MPI),
+    job("cacheline_pingpong", "cacheline_pingpong", kind="limit", sets=VS_MPI),
     job("atomic_pingpong", "atomic_pingpong", kind="limit"),
-    # point to point, 2 PEs
-    job("put_lat", "put_lat"),
+    # point to point, 2 PEs; MPI's counterparts right after Shimmer's
+    job("put_lat", "put_lat", sets=VS_MPI),
     job("put_lat_global", "put_lat", ["--global"]),
-    job("get_lat", "get_lat"),
+    job("get_lat", "get_lat", sets=VS_MPI),
     job("get_lat_global", "get_lat", ["--global"]),
-    job("put_bw", "put_bw"),
-    job("get_bw", "get_bw"),
+    job("put_bw", "put_bw", sets=VS_MPI),
+    job("get_bw", "get_bw", sets=VS_MPI),
+    job("mpi_rma", "mpi_rma", kind="mpi", sets=VS_MPI),
+    job("mpi_msg", "mpi_msg", kind="mpi", sets=VS_MPI),
+    job("lastbyte_lat", "lastbyte_lat", sets=VS_MPI, roles=("shimmer",)),
     job("msg_rate", "msg_rate", ["-W", "1,8,64,512"]),
     job("msg_rate_threads", "msg_rate", ["-t", "1,2,4", "-W", "64"]),
     job("amo", "amo"),
     job("amo_global", "amo", ["--global", "-x", "fetch_add,add,compare_swap"]),
     job("amo_int", "amo", ["-T", "int"], sets=("full",)),
-    job("signal_lat", "signal_lat"),
+    job("signal_lat", "signal_lat", sets=VS_MPI),
     job("signal_lat_global", "signal_lat", ["--global"], sets=("full",)),
+    # Shimmer vs MPI across two hosts
+    across_hosts("put_bw", "put_bw"),
+    across_hosts("get_bw", "get_bw"),
+    across_hosts("mpi_rma", "mpi_rma", kind="mpi"),
+    across_hosts("mpi_msg", "mpi_msg", kind="mpi"),
+    across_hosts("put_lat", "put_lat"),
+    across_hosts("get_lat", "get_lat"),
+    across_hosts("signal_lat", "signal_lat"),
+    across_hosts("lastbyte_lat", "lastbyte_lat"),
     # collectives
     job("coll_2", "coll", ["-m", HEADLINE_COLL_SIZES], n=2, full_args=["-m", "4:1M"]),
     job("coll_4", "coll", ["-m", HEADLINE_COLL_SIZES], n=4, full_args=["-m", "4:1M"]),
@@ -85,8 +135,9 @@ JOBS = [
     job("hello_16", "hello", n=16, kind="startup"),
     job("hello_32", "hello", n=32, kind="startup"),
 ]
-SHMEM_PROGS = sorted({j["prog"] for j in JOBS if j["kind"] != "limit"})
+SHMEM_PROGS = sorted({j["prog"] for j in JOBS if j["kind"] in ("shmem", "startup")})
 LIMIT_PROGS = sorted({j["prog"] for j in JOBS if j["kind"] == "limit"})
+MPI_PROGS = sorted({j["prog"] for j in JOBS if j["kind"] == "mpi"})
 
 
 def log(msg):
@@ -163,14 +214,22 @@ def clear_programs(outdir, progs):
             os.remove(os.path.join(outdir, p))
 
 
+def impl_programs(impl):
+    """(programs, make target, compiler variable, compiler) of an implementation."""
+    if impl["role"] == "mpi":
+        return MPI_PROGS, "mpi", "MPICC", impl["mpicc"]
+    return SHMEM_PROGS, "shmem", "OSHCC", impl["oshcc"]
+
+
 def build_benchmarks(impl, outdir, logdir):
-    """Builds every driver with the implementation's oshcc. Returns the set of programs built."""
-    clear_programs(outdir, SHMEM_PROGS)
-    cmd = ["make", "-k", "-j2", "-C", BENCH, "OSHCC=" + impl["oshcc"], "OUT=" + outdir, "shmem"]
+    """Builds every driver with the implementation's compiler wrapper. Returns the set of programs built."""
+    progs, target, var, cc = impl_programs(impl)
+    clear_programs(outdir, progs)
+    cmd = ["make", "-k", "-j2", "-C", BENCH, var + "=" + cc, "OUT=" + outdir, target]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     with open(os.path.join(logdir, "build-%s.log" % impl["name"]), "w") as f:
         f.write("$ %s\n%s" % (" ".join(cmd), r.stdout))
-    return {p for p in SHMEM_PROGS if os.access(os.path.join(outdir, p), os.X_OK)}, tail(r.stdout, 4)
+    return {p for p in progs if os.access(os.path.join(outdir, p), os.X_OK)}, tail(r.stdout, 4)
 
 
 def build_limits(outdir, logdir):
@@ -239,6 +298,15 @@ def launch(cmd, timeout, env=None):
     return p.returncode, out, err, time.monotonic() - t0, timed_out
 
 
+def launch_prefix(impl, j, timeout):
+    """The launcher command of one job: the implementation's own, or across hosts its run_hosts."""
+    if j["kind"] == "limit":
+        return []
+    tmpl = impl["run_hosts"] if j.get("hosts", 1) > 1 else impl["run"]
+    return shlex.split(tmpl.format(n=j["n"], root=ROOT, asroot=impl.get("asroot", ""),
+                                   timeout=max(10, int(timeout) - 15)))
+
+
 def run_job(impl, j, binary, rep, rawdir, timeout, set_name, max_resumes=8):
     """Runs one job (with resumes after crashes) and writes raw/<impl>/<job>.r<rep>.jsonl.
 
@@ -254,10 +322,7 @@ def run_job(impl, j, binary, rep, rawdir, timeout, set_name, max_resumes=8):
             prog = [binary] + args + ["-o", tmp, "-l", impl["name"]]
             if skip:
                 prog += ["--skip-points", str(skip)]
-            if j["kind"] == "limit":
-                cmd = prog
-            else:
-                cmd = shlex.split(impl["run"].format(n=j["n"], root=ROOT, asroot=impl.get("asroot", ""))) + prog
+            cmd = launch_prefix(impl, j, timeout) + prog
             rc, sout, serr, wall, timed_out = launch(cmd, timeout)
             recs = read_records(tmp)
             for r in recs:
@@ -349,18 +414,43 @@ def machine_info():
 # ---------------------------------------------------------------- main
 
 def parse_impl(spec):
-    """NAME=OSHCC::RUN-TEMPLATE, role from the name ("shimmer" or anything else: peer)."""
+    """NAME=CC::RUN-TEMPLATE, role from the name: "shimmer", "mpi" (CC is an mpicc)
+    or anything else: the peer."""
     name, _, rest = spec.partition("=")
-    oshcc, _, run = rest.partition("::")
-    if not name or not oshcc or not run:
+    cc, _, run = rest.partition("::")
+    if not name or not cc or not run:
         raise argparse.ArgumentTypeError("--impl wants NAME=OSHCC::RUN-TEMPLATE, e.g. "
                                          "'oshmem=/usr/bin/oshcc::/usr/bin/oshrun -np {n}'")
-    return {"name": name, "role": "shimmer" if name == "shimmer" else "peer", "oshcc": oshcc, "run": run}
+    role = name if name in ("shimmer", "mpi") else "peer"
+    return {"name": name, "role": role, "mpicc" if role == "mpi" else "oshcc": cc, "run": run}
+
+
+def hosts_up(jobs):
+    """Makes the namespace hosts if a job runs across hosts: {available, reason, how}."""
+    info = {"how": "2 network-namespace hosts on this machine (tests/multinode/mn_run.sh, netns-cluster), "
+                   "one PE or rank per host, UCX over TCP (UCX_TLS=self,tcp)"}
+    if not any(j.get("hosts", 1) > 1 for j in jobs):
+        return dict(info, available=False, reason="no job across hosts in this set")
+    env = dict(os.environ, **HOSTS_ENV)
+    r = subprocess.run([os.path.join(ROOT, "tests", "multinode", "mn_run.sh"), "setup"], env=env,
+                       stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    if r.returncode != 0:
+        return dict(info, available=False, reason=tail(r.stdout, 1).replace("SKIP: ", "") or
+                    "mn_run.sh setup failed (%d)" % r.returncode)
+    return dict(info, available=True, reason="")
+
+
+def hosts_down():
+    env = dict(os.environ, **HOSTS_ENV)
+    subprocess.run([os.path.join(ROOT, "tests", "multinode", "mn_run.sh"), "teardown"], env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--full", action="store_true", help="run everything (full sweeps, more repetitions)")
+    ap.add_argument("--mpi", action="store_true",
+                    help="Shimmer vs MPI only: one node, and two namespace hosts when run as root")
     ap.add_argument("--reps", type=int, help="repetitions of every figure (default 3, --full 5)")
     ap.add_argument("--only", help="comma-separated job ids to run (see JOBS in this file)")
     ap.add_argument("--impl", action="append", type=parse_impl, default=[],
@@ -376,7 +466,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="smoke run: --quick passed to every benchmark, 1 rep")
     a = ap.parse_args(argv)
 
-    set_name = "full" if a.full else "headline"
+    set_name = "full" if a.full else "mpi" if a.mpi else "headline"
     reps = a.reps or (1 if a.quick else 5 if a.full else 3)
     timeout = a.timeout or (600 if a.full else 180)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -388,12 +478,18 @@ def main(argv=None):
     ensure_packages(a.no_install)
 
     impls = [dict(i) for i in IMPLS]
+    if set_name == "mpi":      # "Shimmer vs MPI" shows no OpenSHMEM peer
+        impls = [i for i in impls if i["role"] != "peer"]
     for extra in a.impl:
         impls = [i for i in impls if i["name"] != extra["name"]] + [extra]
     build_dir = os.path.abspath(a.build_dir)
     for i in impls:
-        i["oshcc"] = i["oshcc"].format(root=ROOT, build=build_dir)
-        i["run"] = i["run"].replace("{build}", build_dir).replace("{root}", ROOT)
+        for k in ("oshcc", "mpicc"):
+            if k in i:
+                i[k] = i[k].format(root=ROOT, build=build_dir)
+        for k in ("run", "run_hosts"):
+            if k in i:
+                i[k] = i[k].replace("{build}", build_dir).replace("{root}", ROOT)
         i["asroot"] = "--allow-run-as-root" if is_root() else ""
         i["available"], i["reason"] = True, ""
 
@@ -409,15 +505,17 @@ def main(argv=None):
         if shim["available"] and not (os.access(shim["oshcc"], os.X_OK) and os.access(run_bin, os.X_OK)):
             shim["available"], shim["reason"] = False, "no %s or %s" % (shim["oshcc"], run_bin)
     for i in impls:
-        if i["role"] == "peer":
+        if i["role"] in ("peer", "mpi"):
+            cc = impl_programs(i)[3]
             run_bin = shlex.split(i["run"].format(n=2, root=ROOT, asroot=""))[0]
-            if not (shutil.which(i["oshcc"]) and shutil.which(run_bin)):
+            if not (shutil.which(cc) and shutil.which(run_bin)):
                 i["available"], i["reason"] = False, "not installed (%s, %s); apt-get install openmpi-bin libopenmpi-dev" % (
-                    i["oshcc"], run_bin)
+                    cc, run_bin)
     if shim and not shim["available"] and a.stand_in:
         peer = next((i for i in impls if i["role"] == "peer" and i["available"]), None)
         if peer:
             log("Shimmer unavailable (%s): the peer stands in for it (--stand-in)" % shim["reason"])
+            shim.pop("run_hosts", None)
             shim.update(oshcc=peer["oshcc"], run=peer["run"], available=True, stand_in=True,
                         detail="STAND-IN: %s run in Shimmer's place (%s)" % (peer.get("label", peer["name"]), shim["reason"]))
 
@@ -429,11 +527,15 @@ def main(argv=None):
             continue
         progs, msg = build_benchmarks(i, os.path.join(ROOT, "build-bench", i["name"]), logdir)
         built[i["name"]] = progs
+        all_progs, _, _, cc = impl_programs(i)
         if not progs:
-            i["available"], i["reason"] = False, "benchmarks did not build with %s: %s" % (i["oshcc"], msg)
+            i["available"], i["reason"] = False, "benchmarks did not build with %s: %s" % (cc, msg)
         elif i.get("stand_in") is None:
-            i.setdefault("detail", "%s, run as `%s`" % (i["oshcc"], i["run"].format(n="N", root=ROOT, asroot=i["asroot"]).replace("  ", " ")))
-        missing = sorted(set(SHMEM_PROGS) - progs)
+            i.setdefault("detail", "%s, run as `%s`" % (cc, i["run"].format(n="N", root=ROOT, asroot=i["asroot"]).replace("  ", " ")))
+            if i.get("run_hosts"):
+                i["detail"] += "; across hosts `%s`" % i["run_hosts"].format(
+                    n="N", root=ROOT, asroot=i["asroot"], timeout="T").replace(ROOT + "/", "")
+        missing = sorted(set(all_progs) - progs)
         if missing and progs:
             i["detail"] = i.get("detail", "") + "; did not build: " + ", ".join(missing)
     limits = build_limits(os.path.join(ROOT, "build-bench", "limits"), logdir)
@@ -445,9 +547,14 @@ def main(argv=None):
     if a.only:
         want = set(a.only.split(","))
         jobs = [j for j in jobs if j["id"] in want]
+    hosts = hosts_up(jobs)
+    if hosts["available"]:
+        atexit.register(hosts_down)          # also when the run is interrupted
+    elif any(j["hosts"] > 1 for j in jobs):
+        log("jobs across hosts skipped: " + hosts["reason"])
     meta = {"started": stamp, "set": set_name, "reps": reps, "quick": a.quick, "machine": machine_info(),
             "impls": [{k: v for k, v in i.items() if k != "asroot"} for i in impls],
-            "env": relevant_env(),
+            "env": relevant_env(), "hosts": hosts,
             "jobs": jobs, "root": ROOT}
     log("%s set: %d jobs x %d implementation(s) x %d repetition(s) -> %s" % (
         set_name, len(jobs), len(active), reps, outdir))
@@ -458,8 +565,11 @@ def main(argv=None):
         for j in jobs:
             if j["kind"] == "limit":
                 runners = [{"name": "limit", "run": ""}] if j["prog"] in limits else []
+            elif j["hosts"] > 1 and not hosts["available"]:
+                runners = []
             else:
-                runners = [i for i in order if j["prog"] in built.get(i["name"], ())]
+                runners = [i for i in order if i["role"] in j["roles"] and j["prog"] in built.get(i["name"], ())
+                           and (j["hosts"] == 1 or i.get("run_hosts"))]
             for i in runners:
                 base = os.path.join(ROOT, "build-bench", "limits" if i["name"] == "limit" else i["name"])
                 binary = os.path.join(base, j["prog"])

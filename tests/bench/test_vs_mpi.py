@@ -1,0 +1,234 @@
+#!/usr/bin/env python3
+"""The report's "Shimmer vs MPI" section, its limits and faults, and quick runs.
+
+A results directory is written here with planted values (the benchmarks'
+own record shapes, three repetitions), so that each verdict the report must
+reach is known: a target met at every size, one missed at a single size, a
+figure above its machine limit (a measurement fault), the link peak across
+hosts, and a quick run that must give no verdict at all.  No timing is
+measured; the runner's job table and launch commands are checked too.
+"""
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+from contextlib import redirect_stdout
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import report  # noqa: E402
+import runner  # noqa: E402
+import versus_mpi  # noqa: E402
+
+SIZES = [8 << k for k in range(20)]          # 8 B .. 4 MiB
+REPS = 3
+GET_MISS = 4096                              # the size where Shimmer's get flood loses
+FAULT = 1 << 20                              # the size where Shimmer's put flood beats memcpy
+
+
+def memcpy_bw(x):
+    return min(50000.0, 20.0 * x)            # MB/s: the same-pattern copy
+
+
+def values():
+    """{(impl, job, key items): metric values} for one repetition (rep-independent)."""
+    v = {}
+    for x in SIZES:
+        mc = memcpy_bw(x)
+        v[("limit", "memcpy_bw", ("op", "put"), x)] = {"bandwidth_MBps": mc, "latency_us": x / mc}
+        v[("limit", "memcpy_bw", ("op", "get"), x)] = {"bandwidth_MBps": mc, "latency_us": x / mc}
+        for pre, scale in (("", 1.0), ("hosts_", 0.01)):
+            put = (1.05 if (x == FAULT and not pre) else 0.9) * mc * scale
+            get = 0.6 * mc * scale if x == GET_MISS else 0.8 * mc * scale
+            v[("shimmer", pre + "put_bw", None, x)] = {"bandwidth_MBps": put, "blocking_MBps": put}
+            v[("shimmer", pre + "get_bw", None, x)] = {"bandwidth_MBps": get, "blocking_MBps": get}
+            t = x / mc / scale
+            v[("shimmer", pre + "put_lat", None, x)] = {"latency_us": t, "put_quiet_us": 1.2 * t + 0.002,
+                                                        "pingpong_us": 2 * t + 0.05}
+            v[("shimmer", pre + "get_lat", None, x)] = {"latency_us": 1.1 * t + 0.002}
+            v[("shimmer", pre + "signal_lat", None, x)] = {"latency_us": 2 * t + 0.06}
+            v[("shimmer", pre + "lastbyte_lat", None, x)] = {"latency_us": 2 * t + 0.045}
+            v[("mpi", pre + "mpi_rma", ("op", "put"), x)] = {"bandwidth_MBps": 0.5 * mc * scale,
+                                                             "latency_us": 3 * t + 0.02}
+            v[("mpi", pre + "mpi_rma", ("op", "get"), x)] = {"bandwidth_MBps": 0.7 * mc * scale,
+                                                             "latency_us": 3 * t + 0.02}
+            v[("mpi", pre + "mpi_msg", None, x)] = {"bandwidth_MBps": 0.3 * mc * scale, "latency_us": 4 * t + 0.1}
+    v[("limit", "cacheline_pingpong", ("mode", "flag"), None)] = {"latency_us": 0.04}
+    return v
+
+
+COLUMNS = {"memcpy_bw": "op: size:B bandwidth_MBps:MB/s latency_us:us",
+           "put_bw": "size:B bandwidth_MBps:MB/s blocking_MBps:MB/s", "get_bw": "size:B bandwidth_MBps:MB/s blocking_MBps:MB/s",
+           "put_lat": "size:B latency_us:us put_quiet_us:us pingpong_us:us", "get_lat": "size:B latency_us:us",
+           "signal_lat": "size:B latency_us:us", "lastbyte_lat": "size:B latency_us:us",
+           "mpi_rma": "op: size:B bandwidth_MBps:MB/s latency_us:us", "mpi_msg": "size:B bandwidth_MBps:MB/s latency_us:us",
+           "cacheline_pingpong": "mode: latency_us:us"}
+
+
+def write_run(root, quick=False, noise=0.0):
+    raw = {}
+    for (impl, job, kv, x), metrics in values().items():
+        raw.setdefault((impl, job), []).append((kv, x, metrics))
+    for (impl, job), rows in raw.items():
+        prog = job[len("hosts_"):] if job.startswith("hosts_") else job
+        cols = [c.split(":") + [""] if ":" not in c else c.split(":", 1) for c in COLUMNS[prog].split()]
+        d = os.path.join(root, "raw", impl)
+        os.makedirs(d, exist_ok=True)
+        for rep in range(REPS):
+            with open(os.path.join(d, "%s.r%d.jsonl" % (job, rep)), "w") as f:
+                f.write(json.dumps({"type": "header", "bench": prog, "columns": cols,
+                                    "impl": {"name": impl, "api": "MPI" if impl == "mpi" else "OpenSHMEM",
+                                             "spec": "3.1" if impl == "mpi" else "1.6"}}) + "\n")
+                for i, (kv, x, metrics) in enumerate(rows):
+                    rec = {"type": "row", "point": i, "valid": True}
+                    if kv:
+                        rec[kv[0]] = kv[1]
+                    if x is not None:
+                        rec["size"] = x
+                    # repetitions differ a little, the median is the planted value
+                    rec.update({m: val * (1 + noise * (rep - 1)) for m, val in metrics.items()})
+                    f.write(json.dumps(rec) + "\n")
+                f.write(json.dumps({"type": "end", "status": "ok"}) + "\n")
+    meta = {"started": "test", "set": "mpi", "reps": REPS, "quick": quick, "machine": {"hostname": "test"},
+            "impls": [{"name": "shimmer", "role": "shimmer", "available": True},
+                      {"name": "mpi", "role": "mpi", "available": True}],
+            "hosts": {"available": True, "reason": "", "how": "planted"},
+            "jobs": [{"id": "hosts_put_bw", "hosts": 2}]}
+    with open(os.path.join(root, "run.json"), "w") as f:
+        json.dump(meta, f)
+
+
+class VersusMpi(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="bench-vsmpi-")
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def run_report(self, quick=False):
+        write_run(self.dir, quick=quick, noise=0.01)
+        out = io.StringIO()
+        with redirect_stdout(out):
+            self.assertEqual(report.main([self.dir, "--no-plots"]), 0)
+        with open(os.path.join(self.dir, "summary.json")) as f:
+            summary = json.load(f)
+        with open(os.path.join(self.dir, "report.md")) as f:
+            md = f.read()
+        return out.getvalue(), summary, md
+
+    def targets(self, summary, placement):
+        return {t["target"]: t for t in summary["vs_mpi"][placement]["targets"]}
+
+    def test_verdicts_at_every_size(self):
+        out, summary, md = self.run_report()
+        node = self.targets(summary, "node")
+        by = {versus_mpi.Target(*k).text(): k for k in [
+            ("node", "put_flood", "rma_put_agg", ">=", 1.0), ("node", "get_flood", "rma_get_agg", ">=", 1.0),
+            ("node", "get_flood", "isend", ">=", 1.0), ("node", "put_blocking", "rma_put_flush", "<=", 0.5, 4096)]}
+        put_rma, get_rma, get_isend, put_lat = (node[t] for t in by)
+        # put flood 0.9x memcpy vs MPI 0.5x: met everywhere, but one size is a fault
+        self.assertEqual(put_rma["verdict"], "met (fault)")
+        self.assertIn("20 sizes", put_rma["detail"])
+        # get flood 0.6x memcpy at 4 KiB vs MPI_Get 0.7x: missed there only
+        self.assertEqual(get_rma["verdict"], "MISSED")
+        self.assertIn("missed at 1 of 20 sizes: 4 KiB", get_rma["detail"])
+        self.assertEqual(get_isend["verdict"], "met")
+        # put + quiet: (1.2 t + 2 ns) <= 0.5 (3 t + 20 ns) holds up to 4 KiB
+        self.assertEqual(put_lat["verdict"], "met")
+        self.assertIn("10 sizes", put_lat["detail"])
+        self.assertIn("## Shimmer vs MPI", md)
+        self.assertIn("Shimmer vs MPI", out)
+
+    def test_percent_of_peak_and_faults(self):
+        _, summary, md = self.run_report()
+        # the peak is memcpy's best repetition: 1.01x the planted bandwidth,
+        # 0.99x the planted time
+        node = summary["vs_mpi"]["node"]["methods"]
+        self.assertAlmostEqual(node["put_flood"]["65536"]["pct_of_peak"], 0.9 / 1.01, places=6)
+        self.assertAlmostEqual(node["rma_put_agg"]["65536"]["pct_of_peak"], 0.5 / 1.01, places=6)
+        self.assertTrue(node["put_flood"][str(FAULT)]["fault"])
+        self.assertFalse(node["put_flood"]["65536"]["fault"])
+        # a latency as a data rate: size / time against the same copy
+        t = (1 << 20) / memcpy_bw(1 << 20)
+        self.assertAlmostEqual(node["get_blocking"]["1048576"]["pct_of_peak"], 0.99 * t / (1.1 * t + 0.002),
+                               places=6)
+        self.assertIn("Measurement faults", md)
+        self.assertIn("Shimmer putmem_nbi x64 + quiet at 1 MiB", md)
+        # across hosts the peak is the best rate any method reached, named
+        hosts = summary["vs_mpi"]["hosts"]
+        self.assertIn("best data rate any method reached", hosts["peak"])
+        best = max(versus_mpi.rate(versus_mpi.BY_ID[mid], int(x), r["median"])
+                   for mid, m in hosts["methods"].items() for x, r in m.items())
+        self.assertIn("%.0f MB/s" % best, hosts["peak"])
+        self.assertAlmostEqual(max(r["pct_of_peak"] for m in hosts["methods"].values() for r in m.values()), 1.0)
+        self.assertFalse(any(r["fault"] for m in hosts["methods"].values() for r in m.values()))
+
+    def test_quick_run_gives_no_verdicts(self):
+        out, summary, md = self.run_report(quick=True)
+        self.assertTrue(out.splitlines()[0].startswith("quick (smoke run)"), out.splitlines()[0])
+        self.assertIn("quick (smoke run)", md.splitlines()[0])
+        for pl in summary["vs_mpi"].values():
+            for t in pl["targets"]:
+                self.assertEqual(t["verdict"], "—")
+            self.assertFalse(any(r["fault"] for m in pl["methods"].values() for r in m.values()))
+        for f in summary["figures"]:
+            self.assertNotIn(f["verdict"].split(" ")[0], ("met", "MISSED", "FAULT"), f["id"])
+        self.assertNotIn("MISSED", out)
+        self.assertNotIn("missed", out)
+        self.assertNotIn("met ", out)
+
+    def test_main_table_limit_is_best_repetition_and_flags_faults(self):
+        _, summary, _ = self.run_report()
+        f = {x["id"]: x for x in summary["figures"]}["put_nbi_bw_1M"]
+        # memcpy 1 MiB repetitions: 0.99x, 1x, 1.01x of 50000: the limit is the best one
+        self.assertAlmostEqual(f["limit_v"], 50000 * 1.01, places=3)
+        self.assertTrue(f["shimmer_fault"])       # 1.01x memcpy beats even the best
+
+    def test_no_mpi_is_said(self):
+        write_run(self.dir)
+        with open(os.path.join(self.dir, "run.json")) as f:
+            meta = json.load(f)
+        meta["impls"][1].update(available=False, reason="not installed (/usr/bin/mpicc, /usr/bin/mpirun)")
+        with open(os.path.join(self.dir, "run.json"), "w") as f:
+            json.dump(meta, f)
+        report.main([self.dir, "--no-plots", "--quiet"])
+        with open(os.path.join(self.dir, "report.md")) as f:
+            self.assertIn("MPI is not available in this run** (not installed", f.read())
+
+
+class RunnerJobs(unittest.TestCase):
+    def test_across_hosts_launch(self):
+        j = next(j for j in runner.JOBS if j["id"] == "hosts_mpi_rma")
+        mpi = dict(next(i for i in runner.IMPLS if i["role"] == "mpi"))
+        mpi["run_hosts"] = mpi["run_hosts"].replace("{root}", ROOT)
+        cmd = runner.launch_prefix(mpi, j, 180)
+        self.assertIn("mn_run.sh", cmd[cmd.index("2x1") - 1])
+        self.assertIn("OMPI_MCA_osc=ucx", cmd)
+        self.assertIn("OMPI_MCA_pml=ucx", cmd)
+        self.assertEqual(cmd[cmd.index("-t") + 1], "165")    # mpirun gives up before the runner
+        self.assertEqual(cmd[-1], "--")
+        one = next(j for j in runner.JOBS if j["id"] == "mpi_rma")
+        self.assertEqual(runner.launch_prefix(mpi, one, 180)[0], "/usr/bin/mpirun")
+
+    def test_sets_and_roles(self):
+        mpi_set = {j["id"] for j in runner.JOBS if "mpi" in j["sets"]}
+        headline = {j["id"] for j in runner.JOBS if "headline" in j["sets"]}
+        for m in versus_mpi.METHODS:
+            self.assertIn(m.job, mpi_set, m.id)
+            self.assertIn("hosts_" + m.job, mpi_set, m.id)
+            self.assertIn(m.job, headline, m.id)            # one node: part of the headline run
+        self.assertFalse(any(j["id"].startswith("hosts_") for j in runner.JOBS if "headline" in j["sets"]))
+        for j in runner.JOBS:
+            if j["kind"] == "mpi":
+                self.assertEqual(j["roles"], ("mpi",))
+        self.assertEqual(runner.parse_impl("mpi=/opt/mpi/bin/mpicc::mpirun -np {n}")["role"], "mpi")
+        self.assertEqual(runner.parse_impl("mpi=/opt/mpi/bin/mpicc::mpirun -np {n}")["mpicc"], "/opt/mpi/bin/mpicc")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
