@@ -1,5 +1,6 @@
 /* boot.c -- chooses the bootstrap implementation at init and forwards to it. */
 #include "boot/boot_int.h"
+#include "boot/boot_proto.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -307,7 +308,7 @@ static _Noreturn void shr_boot_end(int status, const char *msg, bool global_exit
         ops = &shr_boot_single_ops; /* before init: nobody to tell */
     }
     ops->abort(status, msg, global_exit);
-    _exit(status);
+    _exit(shr_boot_exit_code(status));
 }
 
 _Noreturn void shr_boot_abort(int status, const char *msg)

@@ -17,6 +17,7 @@
  * init after fini reuses it and abort can still reach the launcher.
  */
 #include "boot/boot_int.h"
+#include "boot/boot_proto.h"
 
 #include <errno.h>
 #include <pmix.h>
@@ -304,7 +305,7 @@ static void shr_boot_pmix_abort(int status, const char *msg, bool global_exit)
     fflush(NULL);
     /* Returns once the server has the request; the launcher then ends every
      * process of the job (this one included) and exits with `status`. */
-    PMIx_Abort(status, text, NULL, 0);
+    PMIx_Abort(shr_boot_exit_code(status), text, NULL, 0);
 }
 
 const shr_boot_ops_t shr_boot_pmix_ops = {

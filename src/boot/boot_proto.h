@@ -71,6 +71,15 @@ typedef struct {
     uint32_t reserved;
 } shr_boot_hello_t;
 
+/* The exit status a process reports for a requested `status` (ABORT's arg,
+ * shmem_global_exit's argument): its low 8 bits, as exit() keeps them,
+ * except that a non-zero request never reads as success (256 would). */
+static inline int shr_boot_exit_code(int status)
+{
+    int code = status & 0xff;
+    return status != 0 && code == 0 ? 255 : code;
+}
+
 _Static_assert(sizeof(shr_boot_msg_hdr_t) == 16, "header layout");
 _Static_assert(sizeof(shr_boot_hello_t) == 16, "hello layout");
 

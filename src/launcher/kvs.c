@@ -293,7 +293,7 @@ static void shr_launch_kvs_on_abort(shr_launch_job_t *job, int rank)
         }
     }
 
-    if (!shr_launch_job_set_status(job, status & 0xff)) {
+    if (!shr_launch_job_set_status(job, shr_boot_exit_code(status))) {
         return;
     }
     if (pe->hdr.flags & SHR_BOOT_FLAG_GLOBAL_EXIT) {

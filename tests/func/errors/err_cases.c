@@ -73,10 +73,10 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "free_foreign") == 0) {
         shmem_free(&g_word);
     } else if (strcmp(mode, "global_exit") == 0) {
-        /* PE 1 leaves with 7 while everyone else sits in a barrier */
+        /* PE 1 leaves with argv[2] (7) while everyone else sits in a barrier */
         if (me == 1 % n) {
             sleep(1);
-            shmem_global_exit(7);
+            shmem_global_exit(argc > 2 ? atoi(argv[2]) : 7);
         }
         shmem_barrier_all();
         shmem_long_wait_until(&g_word, SHMEM_CMP_EQ, 99);

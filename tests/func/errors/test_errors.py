@@ -284,6 +284,13 @@ def cleanup_global_exit():
 
 
 @case
+def global_exit_status_beyond_8_bits():
+    """256 would read as success in 8 bits: the job fails with 255 instead."""
+    rc, out, err = run(["global_exit", "256"], n=2)
+    expect(rc, out, err, 255, [r"oshrun: PE 1 called shmem_global_exit\(256\)"])
+
+
+@case
 def cleanup_kill9_pe():
     for backing in ("memfd", "file"):
         before = shm_entries()
