@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <shmem_defs.h>
@@ -20,6 +21,7 @@
 #include "core/env.h"
 #include "core/remote.h"
 #include "core/rma_inline.h"
+#include "core/stall.h"
 #include "core/team.h"
 #include "transport/shm/shm.h"
 #include "util/log.h"
@@ -380,11 +382,62 @@ static unsigned auto_wait_spin(void)
     return shr_g.oversubscribed ? 16 : 4096;
 }
 
-static void at_exit_finalize(void)
+/* Set while the exit hook finalizes for a PE that left main without
+ * shmem_finalize (the final barrier's watch then says so). */
+static bool finalizing_at_exit;
+
+/* A PE leaves main (or calls exit) with the library still initialised.
+ * Failing (status != 0): its peers may wait for it forever, so the job ends
+ * now with that status, as mpirun does.  Succeeding: start_pes-era programs
+ * need no shmem_finalize, so the hook finalizes for them; the final barrier
+ * ends the job instead of hanging when the others wait inside the library
+ * for this PE (stall.h). */
+static void at_exit_finalize(int status, void *arg)
 {
-    /* start_pes programs need no shmem_finalize; others get the same grace */
+    char why[128];
+
+    (void)arg;
+    if (!shr_g.initialized) {
+        return;
+    }
+    if (status != 0) {
+        snprintf(why, sizeof(why), "left main with exit status %d without calling "
+                 "shmem_finalize", status);
+        shr_fatal(status, why);
+    }
+    finalizing_at_exit = true;
     while (shr_g.initialized) {
         shr_finalize("exit");
+    }
+}
+
+/* The final barrier's wait when no peer is remote: the stall watch, and naps
+ * once it has lasted (the PEs that finalized early leave the cores to the
+ * others).  `arg` counts the calls. */
+static void final_barrier_progress(void *arg)
+{
+    unsigned *calls = arg;
+
+    shr_stall_watch();
+    if (++*calls > 1000) {
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = 200000};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* The last finalize's barrier goes through boot, not a team barrier: a PE
+ * that left main early must not pair its finalize with the others'
+ * shmem_barrier_all (they would pass it and wait in theirs forever). */
+static void final_barrier(void)
+{
+    unsigned calls = 0;
+
+    shr_stall_enter_final(finalizing_at_exit ? SHR_STALL_AT_EXIT : SHR_STALL_FINALIZE);
+    if (shr_remote_final_barrier()) {
+        return;
+    }
+    if (shr_boot_barrier_progress(final_barrier_progress, &calls) != SHR_OK) {
+        shr_warn("shmem_finalize: the final bootstrap barrier failed; closing anyway");
     }
 }
 
@@ -492,6 +545,10 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
                                                                 ? SHMEM_THREAD_SINGLE
                                                                 : requested;
     shr_g.init_thread = (pid_t)syscall(SYS_gettid);
+    status = shr_stall_init(routine);
+    if (status != SHR_OK) {
+        goto err_heaps;
+    }
     status = shr_team_init(routine);
     if (status != SHR_OK) {
         goto err_heaps;
@@ -502,7 +559,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     shr_g.init_count = 1;
     shr_g.check_gate = shr_g.checks;
     if (!exit_hook) {
-        atexit(at_exit_finalize);
+        on_exit(at_exit_finalize, NULL);
         exit_hook = true;
     }
     print_banner();
@@ -547,9 +604,7 @@ void shr_finalize(const char *routine)
     }
     shr_quiet(shr_ctx_default);
     /* nobody may touch our memory once we start releasing it */
-    if (!shr_remote_final_barrier()) {
-        shr_coll_barrier(shr_team_world);
-    }
+    final_barrier();
     shr_team_fini();
     shr_remote_fini();
     shr_g.check_gate = 1;

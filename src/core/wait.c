@@ -5,6 +5,7 @@
 
 #include "core/env.h"
 #include "core/remote.h"
+#include "core/stall.h"
 #include "core/wait_inline.h"
 #include "util/log.h"
 
@@ -55,6 +56,7 @@ void shr_waiter_yield(shr_waiter_t *waiter)
         sched_yield();
         return;
     }
+    shr_stall_note_nap(!waiter->sleeping);
     waiter->sleeping = true;
     uint64_t nap = waited / 8 < SHR_WAIT_SLEEP_MAX_NS ? waited / 8 : SHR_WAIT_SLEEP_MAX_NS;
     if (shr_g.needs_progress) {

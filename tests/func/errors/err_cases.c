@@ -90,6 +90,65 @@ int main(int argc, char **argv)
             raise(SIGSEGV);
         }
         shmem_long_wait_until(&g_word, SHMEM_CMP_EQ, 99);
+    } else if (strncmp(mode, "leave_", 6) == 0) {
+        /* leave_<how>_<where>: the last PE leaves main without
+         * shmem_finalize (how: return0, exit0, return3, exit3, _exit0)
+         * while the others wait in a barrier or a wait_until that nobody
+         * will satisfy.  The job must end, promptly, with a message. */
+        const char *how = mode + 6;
+        write_pid();
+        if (me == n - 1) {
+            usleep(200000); /* the others are inside the library by now */
+            if (strncmp(how, "return0", 7) == 0) {
+                return 0;
+            } else if (strncmp(how, "return3", 7) == 0) {
+                return 3;
+            } else if (strncmp(how, "exit0", 5) == 0) {
+                exit(0);
+            } else if (strncmp(how, "exit3", 5) == 0) {
+                exit(3);
+            } else {
+                _exit(0);
+            }
+        }
+        if (strstr(how, "barrier") != NULL) {
+            shmem_barrier_all();
+        } else {
+            shmem_long_wait_until(&g_word, SHMEM_CMP_EQ, 99);
+        }
+    } else if (strcmp(mode, "no_finalize") == 0) {
+        /* legacy programs (SHMEM before 1.2) never call shmem_finalize: the
+         * PEs leave main at different times, the implicit finalize meets */
+        if (me == 0) {
+            usleep(300000);
+        }
+        shmem_barrier_all();
+        printf("survived\n");
+        return 0;
+    } else if (strcmp(mode, "no_finalize_late") == 0) {
+        /* PE 0 leaves main at once without shmem_finalize while the others
+         * still compute (outside the library) and then finalize: legal
+         * legacy behaviour, the implicit finalize waits for them */
+        if (me != 0) {
+            double x = 0;
+            for (long i = 0; i < 300000000L; i++) {
+                x += (double)i * 1e-9;
+            }
+            printf("computed %g\n", x);
+            shmem_finalize();
+        }
+        printf("survived\n");
+        return 0;
+    } else if (strcmp(mode, "compute_forever") == 0) {
+        /* PE 0 leaves main and waits in the exit hook's finalize for the
+         * others, which compute forever outside the library: a legal state
+         * the job stays in until the test signals oshrun */
+        write_pid();
+        if (me == 0) {
+            return 0;
+        }
+        for (volatile unsigned long spin = 0;; spin++) {
+        }
     } else if (strcmp(mode, "ok") != 0) {
         fprintf(stderr, "err_cases: unknown mode %s\n", mode);
         return 2;

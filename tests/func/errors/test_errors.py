@@ -367,6 +367,103 @@ def segments_private_to_user():
         expect_all_gone(pids)
 
 
+# ---------------------------------------------------------------- endings
+# A PE that leaves main without shmem_finalize while the others wait in the
+# library: the job ends by itself (the liveness bound is generous: a loaded
+# machine; docs/errors.md gives the measured times), with a message naming the
+# PE, and with the PE's status when it failed.
+def run_ending(mode, n=4):
+    t0 = time.time()
+    rc, out, err = run([mode], n=n, timeout=60)
+    return rc, out, err, time.time() - t0
+
+
+def expect_prompt(elapsed, err):
+    if elapsed > 10:
+        raise Fail("the job took %.1f s to end\n%s" % (elapsed, err))
+
+
+def ending_left_waiting(mode):
+    rc, out, err, elapsed = run_ending(mode)
+    expect(rc, out, err, 1, [r"(?m)^shimmer: error: \[pe 3 \S+\] exit: PE 3 left main without calling "
+                             r"shmem_finalize while PEs 0-2 wait inside the library.*call shmem_finalize"])
+    expect_prompt(elapsed, err)
+
+
+@case
+def ending_return0_while_others_in_barrier():
+    ending_left_waiting("leave_return0_barrier")
+
+
+@case
+def ending_exit0_while_others_wait():
+    ending_left_waiting("leave_exit0_wait")
+
+
+@case
+def ending_exit3_while_others_wait():
+    rc, out, err, elapsed = run_ending("leave_exit3_wait")
+    expect(rc, out, err, 3, [r"PE 3 aborted \(status 3\): left main with exit status 3 without "
+                             r"calling shmem_finalize"])
+    expect_prompt(elapsed, err)
+
+
+@case
+def ending_return3_while_others_wait():
+    rc, out, err, elapsed = run_ending("leave_return3_wait")
+    expect(rc, out, err, 3, [r"PE 3 aborted \(status 3\)"])
+    expect_prompt(elapsed, err)
+
+
+@case
+def ending_no_finalize_anywhere():
+    """Programs older than shmem_finalize: the exit hook finalizes for them."""
+    rc, out, err, elapsed = run_ending("no_finalize")
+    expect(rc, out, err, 0, [r"(?s)survived.*survived.*survived.*survived"], where="stdout")
+
+
+@case
+def ending_no_finalize_while_others_compute():
+    """PE 0 leaves early while the others still compute: its exit hook waits."""
+    rc, out, err, elapsed = run_ending("no_finalize_late")
+    expect(rc, out, err, 0, [r"(?s)survived.*survived.*survived.*survived"], where="stdout")
+
+
+def start_job(mode, n):
+    pid_dir = tempfile.mkdtemp(prefix="shimmer-pids-")
+    job = subprocess.Popen([OSHRUN, "-n", str(n), PROG, mode], env=dict(os.environ, ERR_PID_DIR=pid_dir),
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: [signal.signal(s, signal.SIG_DFL) for s in
+                                               (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)])
+    deadline = time.time() + 20
+    while len(job_pids(pid_dir)) < n and time.time() < deadline:
+        time.sleep(0.05)
+    pids = job_pids(pid_dir)
+    shutil.rmtree(pid_dir, ignore_errors=True)
+    if len(pids) < n:
+        job.kill()
+        raise Fail("job did not start")
+    return job, pids
+
+
+@case
+def ending_signals_to_oshrun_leave_nothing():
+    """Any stop signal to oshrun while a PE waits in its exit hook and the
+    others compute: every PE is gone afterwards."""
+    for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGKILL):
+        job, pids = start_job("compute_forever", 4)
+        time.sleep(0.3)
+        job.send_signal(sig)
+        try:
+            job.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            job.kill()
+            raise Fail("oshrun did not end after signal %d" % sig)
+        if sig != signal.SIGKILL and job.returncode != 128 + sig:
+            raise Fail("oshrun exit %d after signal %d" % (job.returncode, sig))
+        expect_all_gone(pids)
+
+
 def setup(args):
     global OSHRUN, PROG
     OSHRUN, PROG = args.oshrun, args.prog
