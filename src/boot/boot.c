@@ -44,7 +44,7 @@ static const shr_boot_ops_t *shr_boot_ops_get(void)
     return __atomic_load_n(&shr_boot_ops, __ATOMIC_ACQUIRE);
 }
 
-shr_status_t shr_boot_init(int *rank_p, int *size_p)
+shr_status_t shr_boot_init(int *rank_p, int *size_p, bool finalizes_at_exit)
 {
     const size_t count = sizeof(shr_boot_impls) / sizeof(shr_boot_impls[0]);
     const shr_boot_ops_t *ops = shr_boot_impls[count - 1];
@@ -71,7 +71,7 @@ shr_status_t shr_boot_init(int *rank_p, int *size_p)
     }
     /* No fallback on failure: a PE started by a launcher that silently ran
      * as a single PE would compute garbage. */
-    status = ops->init(&rank, &size);
+    status = ops->init(&rank, &size, finalizes_at_exit);
     if (status != SHR_OK) {
         return status;
     }

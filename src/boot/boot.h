@@ -14,6 +14,7 @@
 #ifndef SHR_BOOT_H
 #define SHR_BOOT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "util/status.h"
@@ -26,8 +27,10 @@ typedef enum {
 
 /* Connects to whatever started this process.  Sets *rank_p and *size_p only
  * on success.  Calling it again after shr_boot_fini() reconnects (the 1.6
- * re-initialisation rule). */
-shr_status_t shr_boot_init(int *rank_p, int *size_p);
+ * re-initialisation rule).  `finalizes_at_exit`: the caller promises to call
+ * shr_boot_fini from its exit handlers, so our launcher may treat a clean
+ * exit without it as handlers skipped (_exit) rather than as a choice. */
+shr_status_t shr_boot_init(int *rank_p, int *size_p, bool finalizes_at_exit);
 
 /* Leaves the job cleanly: tells the launcher this PE finalized. */
 void shr_boot_fini(void);

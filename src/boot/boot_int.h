@@ -18,7 +18,7 @@ typedef struct {
      * still connected to it from an earlier init).  Cheap, no side effects. */
     bool (*is_present)(void);
     /* Same contracts as the shr_boot_* functions of boot.h. */
-    shr_status_t (*init)(int *rank_p, int *size_p);
+    shr_status_t (*init)(int *rank_p, int *size_p, bool finalizes_at_exit);
     void (*fini)(void);
     shr_status_t (*allgather)(const void *mine, void *all, size_t len);
     shr_status_t (*barrier)(void);

@@ -224,9 +224,11 @@ static _Noreturn void shr_boot_launcher_garbled(const shr_boot_msg_hdr_t *hdr, s
     shr_boot_abort(1, msg);
 }
 
-static shr_status_t shr_boot_launcher_init(int *rank_p, int *size_p)
+static shr_status_t shr_boot_launcher_init(int *rank_p, int *size_p, bool finalizes_at_exit)
 {
-    shr_boot_msg_hdr_t hdr = {.type = SHR_BOOT_MSG_HELLO, .len = sizeof(shr_boot_hello_t)};
+    shr_boot_msg_hdr_t hdr = {.type = SHR_BOOT_MSG_HELLO,
+                              .flags = finalizes_at_exit ? SHR_BOOT_FLAG_FINALIZES_AT_EXIT : 0,
+                              .len = sizeof(shr_boot_hello_t)};
     shr_boot_hello_t hello = {.version = SHR_BOOT_PROTO_VERSION};
 
     if (shr_boot_ln.fd < 0) {

@@ -11,7 +11,8 @@
  * in a memfd passed with the header (SCM_RIGHTS) instead of in the stream.
  *
  * Conversation of one PE (-> is PE to oshrun):
- *   -> HELLO      payload shr_boot_hello_t; sent by every shr_boot_init
+ *   -> HELLO      payload shr_boot_hello_t; sent by every shr_boot_init;
+ *                 flags = SHR_BOOT_FLAG_FINALIZES_AT_EXIT or 0
  *   -> COLL       arg = collective sequence number, payload = this PE's blob
  *                 (every PE must send the same length; 0 bytes = barrier)
  *   <- COLL_DONE  arg = same sequence number, payload = size * blob bytes,
@@ -56,6 +57,9 @@ typedef enum {
 /* hdr.flags bits */
 #define SHR_BOOT_FLAG_GLOBAL_EXIT 0x1u /* ABORT came from shmem_global_exit */
 #define SHR_BOOT_FLAG_MEMFD       0x2u /* COLL_DONE payload is in a memfd */
+/* HELLO: the PE says FINALIZED on every exit that runs its exit handlers,
+ * so an exit with status 0 and no FINALIZED means they were skipped */
+#define SHR_BOOT_FLAG_FINALIZES_AT_EXIT 0x4u
 
 typedef struct {
     uint16_t type;  /* shr_boot_msg_type_t */

@@ -13,9 +13,11 @@ static bool shr_boot_single_is_present(void)
     return true;
 }
 
-static shr_status_t shr_boot_single_init(int *rank_p, int *size_p)
+static shr_status_t shr_boot_single_init(int *rank_p, int *size_p, bool finalizes_at_exit)
 {
     struct timespec now;
+
+    (void)finalizes_at_exit; /* nobody waits for a job of one */
 
     if (shr_boot_single_job[0] == '\0') {
         /* pid alone repeats across reboots and containers; add the clock. */

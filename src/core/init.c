@@ -469,7 +469,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
         return SHR_OK;
     }
     /* join the job first: every later message can then name this PE */
-    status = shr_boot_init(&rank, &size);
+    status = shr_boot_init(&rank, &size, true);
     if (status != SHR_OK) {
         shr_error("%s: cannot join the job: %s", routine, shr_status_string(status));
         return status;

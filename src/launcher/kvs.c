@@ -329,6 +329,7 @@ static void shr_launch_kvs_complete(shr_launch_job_t *job, int rank)
             shr_launch_job_fail(job, rank, "says it is rank %d (wrong %s?)", hello.rank,
                                 SHR_BOOT_ENV_RANK);
         }
+        pe->finalizes_at_exit = (pe->hdr.flags & SHR_BOOT_FLAG_FINALIZES_AT_EXIT) != 0;
         pe->finalized = false;
         break;
     case SHR_BOOT_MSG_FINALIZED:

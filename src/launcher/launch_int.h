@@ -51,7 +51,8 @@ typedef struct {
     int fd;               /* oshrun's end of the socketpair; -1 once closed */
     bool running;         /* forked and not reaped yet */
     bool in_coll;         /* contributed to the current round */
-    bool finalized;       /* said FINALIZED (informational) */
+    bool finalizes_at_exit; /* its HELLO promised FINALIZED from exit handlers */
+    bool finalized;       /* said FINALIZED since its last HELLO */
     /* input being assembled */
     shr_boot_msg_hdr_t hdr;
     size_t hdr_got;

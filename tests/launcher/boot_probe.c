@@ -191,7 +191,7 @@ int main(int argc, char **argv)
         signal(SIGINT, SIG_IGN);
         signal(SIGHUP, SIG_IGN);
     }
-    if (shr_boot_init(&rank, &size) != SHR_OK) {
+    if (shr_boot_init(&rank, &size, false) != SHR_OK) {
         shr_probe_fail("shr_boot_init failed");
     }
     shr_probe_rank = rank;
@@ -238,7 +238,7 @@ int main(int argc, char **argv)
         int rank2, size2;
 
         shr_boot_fini();
-        if (shr_boot_init(&rank2, &size2) != SHR_OK || rank2 != rank || size2 != size) {
+        if (shr_boot_init(&rank2, &size2, false) != SHR_OK || rank2 != rank || size2 != size) {
             shr_probe_fail("re-init after fini");
         }
         shr_probe_allgather(opts.blob, 99, rank, size);

@@ -416,6 +416,15 @@ def ending_return3_while_others_wait():
 
 
 @case
+def ending_underscore_exit0_while_others_wait():
+    """_exit skips the library's exit hook: oshrun notices the missing finalize."""
+    rc, out, err, elapsed = run_ending("leave__exit0_wait")
+    expect(rc, out, err, 1, [r"oshrun: error: PE 3 \(pid \d+\): exited with status 0 without "
+                             r"calling shmem_finalize"])
+    expect_prompt(elapsed, err)
+
+
+@case
 def ending_no_finalize_anywhere():
     """Programs older than shmem_finalize: the exit hook finalizes for them."""
     rc, out, err, elapsed = run_ending("no_finalize")
