@@ -73,6 +73,7 @@ void shr_coll_alltoall_eager(shr_coll_t *c, const shr_coll_args_t *a)
         alltoall_auto(c, a);
         return;
     }
+    shr_coll_ran(c, shr_coll_alltoall_eager);
     for (int k = 1; k < n; k++) {
         int m = shr_coll_rel(c, k);
         const void *payload = src_block(a, m);
@@ -97,6 +98,7 @@ void shr_coll_alltoall_push(shr_coll_t *c, const shr_coll_args_t *a)
 {
     int n = c->team->n_pes, me = c->team->my_pe;
 
+    shr_coll_ran(c, shr_coll_alltoall_push);
     for (int k = 1; k < n; k++) {
         int m = shr_coll_rel(c, k);
         if (contiguous(a)) {
@@ -116,6 +118,7 @@ void shr_coll_alltoall_pull(shr_coll_t *c, const shr_coll_args_t *a)
 {
     int n = c->team->n_pes, me = c->team->my_pe;
 
+    shr_coll_ran(c, shr_coll_alltoall_pull);
     shr_coll_sync_all(c, SHR_CW_READY);
     for (int k = 1; k < n; k++) {
         int m = shr_coll_rel(c, k);

@@ -47,18 +47,18 @@ static void flag_set(shr_coll_t *c, int member, size_t word, uint64_t value)
 void shr_coll_barrier_dissem(shr_coll_t *c, const shr_coll_args_t *a)
 {
     int n = c->team->n_pes, me = c->team->my_pe;
-    (void)a;
 
+    if (!EPOCH_MODE(c) && n > (1 << SHR_CR_DISSEM_ROUNDS)) {
+        shr_coll_barrier_central(c, a); /* more rounds than pSync has lines */
+        return;
+    }
+    shr_coll_ran(c, shr_coll_barrier_dissem);
     if (EPOCH_MODE(c)) {
         for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
             size_t word = SHR_TA_DISSEM + (size_t)r * SHR_SYNC_LINE;
             flag_set(c, (me + dist) % n, word, c->seq);
             shr_coll_wait_ge(c, &c->sync[word], c->seq);
         }
-        return;
-    }
-    if (n > (1 << SHR_CR_DISSEM_ROUNDS)) {
-        shr_coll_barrier_central(c, a);
         return;
     }
     for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
@@ -72,6 +72,7 @@ void shr_coll_barrier_central(shr_coll_t *c, const shr_coll_args_t *a)
     int n = c->team->n_pes, me = c->team->my_pe;
     (void)a;
 
+    shr_coll_ran(c, shr_coll_barrier_central);
     /* member 0 gathers and releases: it leaves first, which is what a
      * rooted collective after a barrier wants (its root, usually member 0,
      * is already on its way when the others wake up) */
@@ -125,6 +126,7 @@ void shr_coll_barrier_line(shr_coll_t *c, const shr_coll_args_t *a)
         barrier_auto(c, a);
         return;
     }
+    shr_coll_ran(c, shr_coll_barrier_line);
     /* members wait on member 0's memory: team destroy's barrier never comes
      * here (shr_coll_barrier_last), member 0 zeroes its area after it */
     uint64_t *line = shr_ptr(&c->sync[SHR_TA_LINE_BAR], shr_coll_wpe(c, 0));

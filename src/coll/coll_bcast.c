@@ -66,6 +66,7 @@ void shr_coll_bcast_eager(shr_coll_t *c, const shr_coll_args_t *a)
         bcast_auto(c, a);
         return;
     }
+    shr_coll_ran(c, shr_coll_bcast_eager);
     if (c->team->my_pe == a->root) {
         for (int k = 1; k < n; k++) {
             shr_coll_slot_send(c, (a->root + k) % n, 0, sw, 1, a->src, a->len);
@@ -86,6 +87,7 @@ void shr_coll_bcast_pull(shr_coll_t *c, const shr_coll_args_t *a)
     size_t tail = a->root_dest ? 0 : a->len / (size_t)n / 64 * 64;
     size_t head = a->len - tail;
 
+    shr_coll_ran(c, shr_coll_bcast_pull);
     if (c->team->my_pe == a->root) {
         for (int k = 1; k < n; k++) {
             shr_coll_add(c, (a->root + k) % n, SHR_CW_READY, 1);
@@ -113,6 +115,7 @@ void shr_coll_bcast_push(shr_coll_t *c, const shr_coll_args_t *a)
 {
     int n = c->team->n_pes;
 
+    shr_coll_ran(c, shr_coll_bcast_push);
     if (c->team->my_pe == a->root) {
         for (int k = 1; k < n; k++) {
             int m = (a->root + k) % n;
@@ -130,6 +133,7 @@ void shr_coll_bcast_tree(shr_coll_t *c, const shr_coll_args_t *a)
     int n = c->team->n_pes, r = root_rel(c, a->root);
     int mask = 1;
 
+    shr_coll_ran(c, shr_coll_bcast_tree);
     /* receive from the parent: r without its lowest set bit */
     if (r != 0) {
         while (!(r & mask)) {

@@ -112,6 +112,7 @@ void shr_coll_collect_linear(shr_coll_t *c, const shr_coll_args_t *a)
     int n = c->team->n_pes, me = c->team->my_pe;
     size_t off = 0;
 
+    shr_coll_ran(c, shr_coll_collect_linear);
     if (me > 0) {
         uint64_t v = shr_coll_wait_ge(c, &c->sync[SHR_CW_CHAIN], 1);
         __atomic_fetch_sub(&c->sync[SHR_CW_CHAIN], v, __ATOMIC_RELAXED);
@@ -131,6 +132,7 @@ void shr_coll_collect_flat(shr_coll_t *c, const shr_coll_args_t *a)
         shr_coll_collect_linear(c, a);
         return;
     }
+    shr_coll_ran(c, shr_coll_collect_flat);
     flat_exchange(c, a, sw);
 }
 
@@ -168,11 +170,13 @@ void shr_coll_fcollect_eager(shr_coll_t *c, const shr_coll_args_t *a)
         fcollect_auto(c, a);
         return;
     }
+    shr_coll_ran(c, shr_coll_fcollect_eager);
     flat_exchange(c, a, sw);
 }
 
 void shr_coll_fcollect_push(shr_coll_t *c, const shr_coll_args_t *a)
 {
+    shr_coll_ran(c, shr_coll_fcollect_push);
     push_block(c, a, (char *)a->dest + (size_t)c->team->my_pe * a->len);
 }
 
@@ -181,6 +185,7 @@ void shr_coll_fcollect_pull(shr_coll_t *c, const shr_coll_args_t *a)
     int n = c->team->n_pes;
     char *dest = a->dest;
 
+    shr_coll_ran(c, shr_coll_fcollect_pull);
     shr_coll_sync_all(c, SHR_CW_READY);
     for (int k = 1; k < n; k++) {
         int m = shr_coll_rel(c, k);

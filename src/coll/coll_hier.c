@@ -319,6 +319,7 @@ void shr_coll_barrier_hier(shr_coll_t *c, const shr_coll_args_t *a)
         shr_coll_barrier_dissem(c, a);
         return;
     }
+    shr_coll_ran(c, shr_coll_barrier_hier);
     if (c->psync == NULL) {
         /* team: epoch flags, like the flat barriers, on the barrier lines
          * (a team uses one barrier algorithm); arrivals count cumulatively */
@@ -395,6 +396,9 @@ static void bcast_hier_run(shr_coll_t *c, const shr_coll_args_t *a, lb_algo_t fo
         shr_coll_bcast_tree(c, a);
         return;
     }
+    shr_coll_ran(c, forced == LB_TREE    ? shr_coll_bcast_hier_tree
+                    : forced == LB_CHAIN ? shr_coll_bcast_hier_chain
+                                         : shr_coll_bcast_hier);
     bool push = a->len * (size_t)(h.n_local - 1) <= SHR_HIER_PUSH_MAX;
     size_t unit = a->len >= 2 * SHR_HIER_PIPE ? SHR_HIER_PIPE : a->len;
     uint64_t chunks = (a->len + unit - 1) / unit;

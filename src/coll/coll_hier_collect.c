@@ -221,6 +221,7 @@ static void fcollect_hier_run(shr_coll_t *c, const shr_coll_args_t *a, lg_algo_t
         shr_coll_fcollect_push(c, a);
         return;
     }
+    shr_coll_ran(c, forced == LG_RING ? shr_coll_fcollect_hier_ring : shr_coll_fcollect_hier);
     c->full = true;
     /* my block, in its final place in the leader's dest */
     memcpy((char *)shr_ptr(dest, shr_coll_wpe(c, h.leader)) + (size_t)c->team->my_pe * a->len,
@@ -285,6 +286,7 @@ static void collect_hier_run(shr_coll_t *c, const shr_coll_args_t *a, lg_algo_t 
         shr_coll_collect_flat(c, a); /* too many sizes for the leaders' slots */
         return;
     }
+    shr_coll_ran(c, forced == LG_RING ? shr_coll_collect_hier_ring : shr_coll_collect_hier);
     c->full = true;
     if (!h.is_leader) {
         h.nw[SHR_HW_MYVAL] = a->len + 1;
@@ -413,6 +415,7 @@ void shr_coll_alltoall_hier(shr_coll_t *c, const shr_coll_args_t *a)
         }
         return;
     }
+    shr_coll_ran(c, shr_coll_alltoall_hier);
     c->full = true;
     if (!h.is_leader) {
         shr_hier_member_round(c, &h);

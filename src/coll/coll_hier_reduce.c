@@ -165,19 +165,18 @@ static lr_algo_t lr_choose(const shr_coll_t *sub, size_t bytes, lr_algo_t forced
     return bytes < SHR_HIER_PUSH_MAX ? LR_TREE : LR_RING;
 }
 
-/* The leaders' allreduce, in place on their dests. */
-static void leaders_allreduce(shr_coll_t *sub, const shr_coll_args_t *a, lr_algo_t forced)
+/* The leaders' allreduce by `algo` (lr_choose), in place on their dests. */
+static void leaders_allreduce(shr_coll_t *sub, const shr_coll_args_t *a, lr_algo_t algo)
 {
-    size_t bytes = a->count * shr_dtype_size(a->dt);
     shr_coll_args_t la = *a;
 
     la.src = a->dest;
-    switch (lr_choose(sub, bytes, forced)) {
+    switch (algo) {
     case LR_EAGER:
         shr_coll_reduce_eager(sub, &la);
         break;
     case LR_RD:
-        leaders_rd(sub, &la, rd_slot(sub, bytes));
+        leaders_rd(sub, &la, rd_slot(sub, a->count * shr_dtype_size(a->dt)));
         break;
     case LR_RING:
         leaders_ring(sub, &la);
@@ -261,7 +260,11 @@ static void reduce_hier_run(shr_coll_t *c, const shr_coll_args_t *a, lr_algo_t f
     }
     /* leaders: in place on their dests */
     shr_hier_leaders(c, &h, &view, pes, &sub);
-    leaders_allreduce(&sub, a, forced);
+    lr_algo_t algo = lr_choose(&sub, bytes, forced);
+    /* a forced leaders' algorithm that does not fit the call leaves it to hier */
+    shr_coll_ran(c, algo != forced ? shr_coll_reduce_hier
+                    : algo == LR_RD ? shr_coll_reduce_hier_rd : shr_coll_reduce_hier_ring);
+    leaders_allreduce(&sub, a, algo);
     if (parallel) {
         shr_hier_down_all(c, &h, 2);
         shr_hier_done_wait(c, &h); /* they copy from our dest */
@@ -321,6 +324,7 @@ void shr_coll_scan_hier(shr_coll_t *c, const shr_coll_args_t *a)
         scan_flat(c, a);
         return;
     }
+    shr_coll_ran(c, shr_coll_scan_hier);
     if (!h.is_leader) {
         shr_hier_member_round(c, &h);
         return;

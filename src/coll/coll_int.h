@@ -30,6 +30,7 @@
 #include "core/rma_inline.h"
 #include "core/state.h"
 #include "core/wait_inline.h"
+#include "util/log.h"
 
 /* ---- what a call is ---- */
 
@@ -314,6 +315,22 @@ static inline void shr_coll_run(shr_coll_id_t id, shr_coll_algo_fn_t auto_fn, sh
 {
     shr_coll_algo_fn_t fn = shr_coll_forced(id, c->fn);
     (fn != NULL ? fn : auto_fn)(c, a);
+}
+
+/* Every algorithm of the registry calls shr_coll_ran(c, itself) where it
+ * commits to running call `c` (after any hand-over to another algorithm):
+ * at debug level, category coll, the first such call of each algorithm and
+ * reason (forced, automatic, in place of a forced one, a leaders' phase)
+ * is logged.  tests/func/coll/test_coll_forced.py forces every row of
+ * coll_algos.def and fails unless this line shows that the row ran.  Off,
+ * it costs one compare of shr_log_level. */
+SHR_COLD void shr_coll_ran_log(const shr_coll_t *c, shr_coll_algo_fn_t self);
+
+static SHR_ALWAYS_INLINE void shr_coll_ran(const shr_coll_t *c, shr_coll_algo_fn_t self)
+{
+    if (SHR_UNLIKELY(shr_log_is_enabled(SHR_LOG_DEBUG, SHR_LOG_COLL))) {
+        shr_coll_ran_log(c, self);
+    }
 }
 
 /* Tuning (coll_select.c, from env.def). */

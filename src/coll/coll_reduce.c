@@ -77,6 +77,7 @@ void shr_coll_reduce_eager(shr_coll_t *c, const shr_coll_args_t *a)
         reduce_auto(c, a);
         return;
     }
+    shr_coll_ran(c, shr_coll_reduce_eager);
     for (int k = 1; k < n; k++) {
         int m = shr_coll_rel(c, k);
         shr_coll_slot_send(c, m, shr_coll_slot_of(me, m), sw, 1, a->src, bytes);
@@ -132,6 +133,7 @@ void shr_coll_reduce_rsag(shr_coll_t *c, const shr_coll_args_t *a)
     SHR_COLL_SCRATCH uint64_t tmp[CHUNK / 8];
     size_t chunk_elems = CHUNK / es;
 
+    shr_coll_ran(c, shr_coll_reduce_rsag);
     if (n > (int)SHR_ARRAY_SIZE(order_stack)) {
         order = malloc((size_t)n * sizeof(int));
         if (order == NULL) {
@@ -180,6 +182,7 @@ void shr_coll_reduce_tree(shr_coll_t *c, const shr_coll_args_t *a)
         shr_coll_reduce_rsag(c, a);
         return;
     }
+    shr_coll_ran(c, shr_coll_reduce_tree);
     /* my lowest set bit bounds my children (member 0: all of them) */
     int low = me == 0 ? top : me & -me;
     /* up: dest = src op child(1) op child(2) op child(4) ... */

@@ -55,6 +55,7 @@ void shr_coll_scan_eager(shr_coll_t *c, const shr_coll_args_t *a)
         scan_auto(c, a);
         return;
     }
+    shr_coll_ran(c, shr_coll_scan_eager);
     for (int m = me + 1; m < n; m++) {
         shr_coll_slot_send(c, m, shr_coll_slot_of(me, m), sw, 1, a->src, bytes);
     }
@@ -93,6 +94,7 @@ void shr_coll_scan_pull(shr_coll_t *c, const shr_coll_args_t *a)
     char *out = a->dest;
     SHR_COLL_SCRATCH uint64_t buf[CHUNK / 8], acc[CHUNK / 8];
 
+    shr_coll_ran(c, shr_coll_scan_pull);
     for (int m = me + 1; m < n; m++) {
         shr_coll_add(c, m, SHR_CW_READY, 1);
     }

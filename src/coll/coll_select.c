@@ -88,6 +88,56 @@ shr_coll_algo_fn_t shr_coll_forced(shr_coll_id_t id, const char *fn)
     return r == 1 ? NULL : rows[r - 2].fn;
 }
 
+/* The registry row of algorithm `fn`, or SHR_ARRAY_SIZE(rows). */
+static size_t row_of(shr_coll_algo_fn_t fn)
+{
+    size_t r = 0;
+
+    while (r < SHR_ARRAY_SIZE(rows) && rows[r].fn != fn) {
+        r++;
+    }
+    return r;
+}
+
+typedef enum { RAN_FORCED, RAN_AUTO, RAN_INSTEAD, RAN_LEADERS, RAN_REASONS } ran_reason_t;
+
+SHR_COLD void shr_coll_ran_log(const shr_coll_t *c, shr_coll_algo_fn_t self)
+{
+    static int logged[SHR_ARRAY_SIZE(rows)][RAN_REASONS];
+    size_t r = row_of(self);
+
+    if (r == SHR_ARRAY_SIZE(rows)) {
+        shr_warn_once("%s: a collective algorithm that is not in coll_algos.def ran", c->fn);
+        return;
+    }
+    shr_coll_id_t id = rows[r].id;
+    shr_coll_algo_fn_t forced = c->nested ? NULL : shr_coll_forced(id, c->fn);
+    ran_reason_t why = c->nested ? RAN_LEADERS : forced == NULL ? RAN_AUTO
+                       : forced == self ? RAN_FORCED : RAN_INSTEAD;
+    char reason[128];
+
+    if (__atomic_exchange_n(&logged[r][why], 1, __ATOMIC_RELAXED)) {
+        return;
+    }
+    switch (why) {
+    case RAN_FORCED:
+        snprintf(reason, sizeof(reason), "forced by SHIMMER_COLL_%s_ALGO", coll_names[id]);
+        break;
+    case RAN_AUTO:
+        snprintf(reason, sizeof(reason), "automatic choice");
+        break;
+    case RAN_INSTEAD:
+        snprintf(reason, sizeof(reason), "SHIMMER_COLL_%s_ALGO forces %s, which does not run "
+                 "this call", coll_names[id], rows[row_of(forced)].name);
+        break;
+    default:
+        snprintf(reason, sizeof(reason), "the leaders' phase of a hierarchical call");
+        break;
+    }
+    shr_debug(SHR_LOG_COLL, "%s: algorithm %s/%s runs (%s; %d PEs)", c->fn, coll_names[id],
+              rows[r].name, reason, c->team->n_pes);
+}
+
 size_t shr_coll_eager_max(void)
 {
     return shr_config.coll_eager_size;
