@@ -8,9 +8,10 @@
  * on active sets.  Also back-to-back calls: barriers and syncs reusing one
  * pSync, data collectives reusing a team with no barrier in between.
  *
- *   test_coll [what]   what = all (default) or one of barrier, bcast,
- *                      collect, fcollect, alltoall, alltoalls, reduce, scan
- *                      (the algorithm-forcing registrations run only theirs)
+ *   test_coll [what]   what = all (default) or one of barrier, broadcast,
+ *                      collect, fcollect, alltoall, alltoalls, reduce, scan:
+ *                      the collectives of coll_algos.def, lower case
+ *                      (test_coll_forced.py runs only the forced one's)
  */
 #include <stdbool.h>
 
@@ -382,7 +383,7 @@ static void run_group(group_t *g)
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
         size_t size = sizes[s];
         seed += 17;
-        if (want("bcast")) {
+        if (want("broadcast")) {
             t_bcast(g, size, seed);
         }
         if (want("fcollect")) {
