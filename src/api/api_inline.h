@@ -24,6 +24,16 @@ static SHR_ALWAYS_INLINE int shr_api_world_pe(shr_ctx_t *ctx, int pe)
     return ctx == SHMEM_CTX_DEFAULT ? pe : shr_ctx_world_pe(ctx, pe);
 }
 
+/* Always on, not gated: an invalid comparison would silently wait for (or
+ * test) a condition the program did not ask for; one compare on a path
+ * that then reads memory in a loop anyway. */
+_Static_assert(SHMEM_CMP_EQ == 0 && SHMEM_CMP_LE == 5, "SHR_API_CHECK_CMP's range");
+#define SHR_API_CHECK_CMP(_fn, _cmp) do { \
+        if (SHR_UNLIKELY((unsigned)(_cmp) > SHMEM_CMP_LE)) { \
+            shr_check_cmp(_fn, _cmp); \
+        } \
+    } while (0)
+
 #define SHR_API_CHECK(_call) do { \
         if (SHR_UNLIKELY(shr_g.check_gate)) { \
             _call; \
@@ -157,14 +167,16 @@ static SHR_ALWAYS_INLINE void shr_api_put_signal(const char *fn, shr_ctx_t *ctx,
 static SHR_ALWAYS_INLINE void shr_api_wait_until(const char *fn, void *ivar, int cmp,
                                                  const void *value, shr_dtype_t dt)
 {
-    SHR_API_CHECK(shr_check_wait(fn, ivar, 1, shr_dtype_size(dt), cmp));
+    SHR_API_CHECK(shr_check_wait(fn, ivar, 1, shr_dtype_size(dt)));
+    SHR_API_CHECK_CMP(fn, cmp);
     shr_p2p_wait_until(ivar, cmp, value, dt);
 }
 
 static SHR_ALWAYS_INLINE int shr_api_test(const char *fn, void *ivar, int cmp,
                                           const void *value, shr_dtype_t dt)
 {
-    SHR_API_CHECK(shr_check_wait(fn, ivar, 1, shr_dtype_size(dt), cmp));
+    SHR_API_CHECK(shr_check_wait(fn, ivar, 1, shr_dtype_size(dt)));
+    SHR_API_CHECK_CMP(fn, cmp);
     if (SHR_UNLIKELY(shr_g.needs_progress)) {
         shr_progress();
     }
@@ -178,7 +190,8 @@ static inline size_t shr_api_wait_set(const char *fn, shr_wait_kind_t kind, void
                                       int cmp, const void *values, size_t vector_elem,
                                       shr_dtype_t dt)
 {
-    SHR_API_CHECK(shr_check_wait(fn, ivars, nelems, shr_dtype_size(dt), cmp));
+    SHR_API_CHECK(shr_check_wait(fn, ivars, nelems, shr_dtype_size(dt)));
+    SHR_API_CHECK_CMP(fn, cmp);
     return shr_p2p_wait_set(kind, ivars, nelems, indices, status, cmp, values,
                             vector_elem != 0, dt);
 }
@@ -188,7 +201,8 @@ static inline size_t shr_api_test_set(const char *fn, shr_wait_kind_t kind, void
                                       int cmp, const void *values, size_t vector_elem,
                                       shr_dtype_t dt)
 {
-    SHR_API_CHECK(shr_check_wait(fn, ivars, nelems, shr_dtype_size(dt), cmp));
+    SHR_API_CHECK(shr_check_wait(fn, ivars, nelems, shr_dtype_size(dt)));
+    SHR_API_CHECK_CMP(fn, cmp);
     return shr_p2p_test_set(kind, ivars, nelems, indices, status, cmp, values,
                             vector_elem != 0, dt);
 }

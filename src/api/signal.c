@@ -34,15 +34,15 @@ SHR_API_ALIAS(shmem_signal_set)
 
 uint64_t pshmem_signal_fetch(const uint64_t *sig_addr)
 {
-    SHR_API_CHECK(shr_check_wait("shmem_signal_fetch", sig_addr, 1, sizeof(uint64_t),
-                                 SHMEM_CMP_EQ));
+    SHR_API_CHECK(shr_check_wait("shmem_signal_fetch", sig_addr, 1, sizeof(uint64_t)));
     return __atomic_load_n(sig_addr, __ATOMIC_ACQUIRE);
 }
 SHR_API_ALIAS(shmem_signal_fetch)
 
 uint64_t pshmem_signal_wait_until(uint64_t *sig_addr, int cmp, uint64_t cmp_value)
 {
-    SHR_API_CHECK(shr_check_wait("shmem_signal_wait_until", sig_addr, 1, sizeof(uint64_t), cmp));
+    SHR_API_CHECK(shr_check_wait("shmem_signal_wait_until", sig_addr, 1, sizeof(uint64_t)));
+    SHR_API_CHECK_CMP("shmem_signal_wait_until", cmp);
     /* the value that satisfied the condition, not a later one */
     return shr_p2p_wait_until(sig_addr, cmp, &cmp_value, SHR_DTYPE_UINT64);
 }

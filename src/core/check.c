@@ -204,10 +204,9 @@ void shr_check_signal(const char *fn, shr_ctx_t *ctx, const uint64_t *sig_addr, 
     }
 }
 
-void shr_check_wait(const char *fn, const void *ivars, size_t nelems, size_t size, int cmp)
+void shr_check_wait(const char *fn, const void *ivars, size_t nelems, size_t size)
 {
     shr_check_init(fn);
-    shr_check_cmp(fn, cmp);
     shr_check_symmetric(fn, "ivar", ivars, nelems * size);
     shr_check_aligned(fn, "ivar", ivars, size);
 }

@@ -56,9 +56,9 @@ SHR_COLD void shr_check_strided(const char *fn, shr_ctx_t *ctx, const char *remo
                                 size_t nblocks, size_t elem, int pe);
 SHR_COLD void shr_check_signal(const char *fn, shr_ctx_t *ctx, const uint64_t *sig_addr,
                                int sig_op, int pe);
-/* Local wait variables: symmetric (a peer updates them), aligned, valid cmp. */
-SHR_COLD void shr_check_wait(const char *fn, const void *ivars, size_t nelems, size_t size,
-                             int cmp);
+/* Local wait variables: symmetric (a peer updates them), aligned.  cmp is
+ * checked always (SHR_API_CHECK_CMP). */
+SHR_COLD void shr_check_wait(const char *fn, const void *ivars, size_t nelems, size_t size);
 SHR_COLD void shr_check_amo(const char *fn, shr_ctx_t *ctx, const void *dest, size_t size,
                             int pe);
 
