@@ -114,12 +114,23 @@ static bool shr_launch_cli_apply(shr_launch_opt_kind_t kind, const char *name,
                              "(e.g. -n 4)", name, value);
             return false;
         }
+        if (opts->npes != 0 && opts->npes != n) {
+            /* which one the user meant is a guess; mpirun refuses too */
+            shr_launch_error("%s %s: the number of PEs is already %ld; give it once", name,
+                             value, opts->npes);
+            return false;
+        }
         opts->npes = n;
         return true;
     case SHR_LAUNCH_OPT_PER_NODE:
         if (shr_str_to_long(value, 1, SHR_BOOT_MAX_PES, &n) != SHR_OK) {
             shr_launch_error("%s '%s': PEs per node must be an integer in 1..%d", name,
                              value, SHR_BOOT_MAX_PES);
+            return false;
+        }
+        if (opts->per_node != 0 && opts->per_node != n) {
+            shr_launch_error("%s %s: PEs per node is already %ld; give it once", name, value,
+                             opts->per_node);
             return false;
         }
         opts->per_node = n;

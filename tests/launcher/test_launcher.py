@@ -483,6 +483,8 @@ def bad_npes(c):
     check_usage_error(r, 2, ["-n N"], "missing -n")
     r = c.run(["-n"])
     check_usage_error(r, 2, ["needs a value"], "-n without value")
+    r = c.run(["-n", "2", "-np", "3", c.probe])
+    check_usage_error(r, 2, ["already 2", "once"], "-n given twice")
     r = c.run(["--timeout", "soon", "-n", "2", c.probe])
     check_usage_error(r, 2, ["--timeout"], "bad --timeout")
     r = c.run(["-x", "=oops", "-n", "2", c.probe])
@@ -509,6 +511,20 @@ def not_executable(c):
     check_usage_error(r, 126, ["not executable", "chmod"], "non-executable file")
     r = c.run(["-n", "2", c.tmp])
     check_usage_error(r, 126, ["directory"], "directory")
+
+
+@case
+def missing_interpreter(c):
+    """A script whose #! interpreter is missing is refused before any PE starts."""
+    script = os.path.join(c.tmp, "job.sh")
+    with open(script, "w") as fh:
+        fh.write("#!/no/such/interpreter -x\necho started\n")
+    os.chmod(script, 0o755)
+    r = c.run(["-n", "2", script])
+    check_usage_error(r, 126, ["/no/such/interpreter", "does not exist"], "by path")
+    env = dict(os.environ, PATH=c.tmp + ":" + os.environ.get("PATH", ""))
+    r = c.run(["-n", "2", "job.sh"], env=env)
+    check_usage_error(r, 126, ["/no/such/interpreter", "does not exist"], "through PATH")
 
 
 @case
