@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -21,6 +22,37 @@
 #include <unistd.h>
 
 extern char **environ;
+
+/* 0 unless `path` is a script whose #! interpreter cannot be run (execve
+ * would fail in every PE, after the job started): then 126, as the shell
+ * says, with the reason in *why_p (static storage). */
+static int shr_launch_interp_check(const char *path, const char **why_p)
+{
+    static char why[PATH_MAX + 96];
+    char line[PATH_MAX + 3];
+    struct stat st;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+    if (fd < 0) {
+        return 0; /* execute-only: execve will say */
+    }
+    ssize_t got = read(fd, line, sizeof(line) - 1);
+    close(fd);
+    if (got < 2 || line[0] != '#' || line[1] != '!') {
+        return 0;
+    }
+    line[got] = '\0';
+    char *interp = line + 2 + strspn(line + 2, " \t");
+    interp[strcspn(interp, " \t\n")] = '\0';
+    if (interp[0] == '\0' || (stat(interp, &st) == 0 && S_ISREG(st.st_mode) &&
+                               access(interp, X_OK) == 0)) {
+        return 0;
+    }
+    snprintf(why, sizeof(why), "its interpreter %s (its #! line) %s", interp,
+             access(interp, F_OK) != 0 ? "does not exist" : "is not an executable file");
+    *why_p = why;
+    return 126;
+}
 
 /* 0 if `path` can be exec'd, else 126 or 127 as the shell would say, with
  * errno-like detail in *why_p. */
@@ -40,13 +72,13 @@ static int shr_launch_prog_check(const char *path, const char **why_p)
         *why_p = "it is not executable";
         return 126;
     }
-    return 0;
+    return shr_launch_interp_check(path, why_p);
 }
 
 int shr_launch_prog_resolve(const char *prog, char **path_p)
 {
     const char *why = NULL, *search = getenv("PATH");
-    char *dirs, *dir, *save = NULL, *denied = NULL;
+    char *dirs, *dir, *save = NULL, *denied = NULL, *denied_why = NULL;
     int ret;
 
     if (prog[0] == '\0') {
@@ -85,20 +117,27 @@ int shr_launch_prog_resolve(const char *prog, char **path_p)
         if (ret == 0) {
             free(dirs);
             free(denied);
+            free(denied_why);
             *path_p = path;
             return 0;
         }
         if (ret == 126 && denied == NULL) {
             denied = path;
+            denied_why = strdup(why);
         } else {
             free(path);
         }
     }
     free(dirs);
     if (denied != NULL) {
-        shr_launch_error("cannot run '%s': %s is not executable; make it executable "
-                         "(chmod +x)", prog, denied);
+        if (denied_why != NULL && strcmp(denied_why, "it is not executable") != 0) {
+            shr_launch_error("cannot run '%s' (%s): %s", prog, denied, denied_why);
+        } else {
+            shr_launch_error("cannot run '%s': %s is not executable; make it executable "
+                             "(chmod +x)", prog, denied);
+        }
         free(denied);
+        free(denied_why);
         return 126;
     }
     shr_launch_error("cannot run '%s': not found in PATH; give its path (e.g. ./%s)",
