@@ -9,7 +9,9 @@
  * Nothing is left behind: memfds have no name, so the kernel frees them with
  * the last process that maps them, even after kill -9.  With
  * SHIMMER_SHM_BACKING=file the files are unlinked as soon as every peer
- * mapped them (shr_shm_seg_unlink).
+ * mapped them (shr_shm_seg_unlink), or by SIGTERM/SIGINT/SIGHUP before that
+ * (a launcher ending the job during init); a SIGBUS in a file-backed
+ * mapping (tmpfs full) prints why before the PE dies (shm_seg.c's guards).
  *
  * Not thread-safe; init/finalize only.
  */

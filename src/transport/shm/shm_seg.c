@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,146 @@
 
 #include "util/log.h"
 #include "util/str.h"
+
+/* ---- file backing's guards --------------------------------------------
+ * A file-backed segment has a name in a shared directory until every local
+ * peer has mapped it.  A PE ended by a signal in that window (the launcher
+ * ends the job because another PE died during init) would leave the file
+ * behind: the stop signals unlink it first, then act as before.  And tmpfs
+ * raises SIGBUS when it cannot back a page on first touch: for an address
+ * in a file-backed mapping the PE says so before it dies.  The handlers are
+ * installed only with file backing; what they read is set up before. */
+static const int shr_shm_stop_signals[] = {SIGTERM, SIGINT, SIGHUP};
+#define SHR_SHM_NSTOP (sizeof(shr_shm_stop_signals) / sizeof(shr_shm_stop_signals[0]))
+
+static struct {
+    char path[96];                  /* the named file of this PE, "" when none */
+    struct sigaction old_stop[SHR_SHM_NSTOP], old_bus;
+    bool stop_installed, bus_installed;
+    struct { uintptr_t base; size_t size; } *maps; /* file-backed mappings */
+    size_t n_maps, cap_maps;
+    char bus_msg[256];
+    size_t bus_len;
+} shr_shm_guard;
+
+static void shr_shm_restore_stop(void)
+{
+    for (size_t i = 0; i < SHR_SHM_NSTOP; i++) {
+        sigaction(shr_shm_stop_signals[i], &shr_shm_guard.old_stop[i], NULL);
+    }
+}
+
+static void shr_shm_on_stop(int sig)
+{
+    int saved = errno;
+
+    unlink(shr_shm_guard.path); /* async-signal-safe */
+    shr_shm_guard.path[0] = '\0';
+    shr_shm_restore_stop();
+    shr_shm_guard.stop_installed = false;
+    raise(sig); /* delivered on return, under the program's own action */
+    errno = saved;
+}
+
+static void shr_shm_on_bus(int sig, siginfo_t *info, void *uctx)
+{
+    uintptr_t addr = (uintptr_t)info->si_addr;
+
+    (void)uctx;
+    for (size_t i = 0; i < shr_shm_guard.n_maps; i++) {
+        if (addr - shr_shm_guard.maps[i].base < shr_shm_guard.maps[i].size) {
+            ssize_t ignored = write(STDERR_FILENO, shr_shm_guard.bus_msg, shr_shm_guard.bus_len);
+            (void)ignored;
+            break;
+        }
+    }
+    sigaction(sig, &shr_shm_guard.old_bus, NULL);
+    /* returning re-runs the faulting access, which now takes the old action */
+}
+
+static void shr_shm_guard_name(const char *path)
+{
+    struct sigaction sa;
+
+    snprintf(shr_shm_guard.path, sizeof(shr_shm_guard.path), "%s", path);
+    if (shr_shm_guard.stop_installed) {
+        return;
+    }
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = shr_shm_on_stop;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < SHR_SHM_NSTOP; i++) {
+        sigaction(shr_shm_stop_signals[i], &sa, &shr_shm_guard.old_stop[i]);
+    }
+    shr_shm_guard.stop_installed = true;
+}
+
+static void shr_shm_guard_unname(void)
+{
+    if (shr_shm_guard.stop_installed) {
+        shr_shm_restore_stop();
+        shr_shm_guard.stop_installed = false;
+    }
+    shr_shm_guard.path[0] = '\0';
+}
+
+/* Remembers a file-backed mapping for the SIGBUS message.  Best effort: a
+ * mapping it cannot record only loses the message. */
+static void shr_shm_guard_map(const void *base, size_t size, const char *path)
+{
+    struct sigaction sa;
+    const char *slash = strrchr(path, '/');
+    int dir_len = slash != NULL ? (int)(slash - path) : 1;
+
+    if (shr_shm_guard.n_maps == shr_shm_guard.cap_maps) {
+        size_t cap = shr_shm_guard.cap_maps ? 2 * shr_shm_guard.cap_maps : 16;
+        void *maps = malloc(cap * sizeof(*shr_shm_guard.maps));
+        if (maps == NULL) {
+            return;
+        }
+        /* a handler may be reading the old array: copy, publish, leak it */
+        if (shr_shm_guard.n_maps > 0) {
+            memcpy(maps, shr_shm_guard.maps, shr_shm_guard.n_maps * sizeof(*shr_shm_guard.maps));
+        }
+        __atomic_store_n(&shr_shm_guard.maps, maps, __ATOMIC_RELEASE);
+        shr_shm_guard.cap_maps = cap;
+    }
+    shr_shm_guard.maps[shr_shm_guard.n_maps].base = (uintptr_t)base;
+    shr_shm_guard.maps[shr_shm_guard.n_maps].size = size;
+    __atomic_store_n(&shr_shm_guard.n_maps, shr_shm_guard.n_maps + 1, __ATOMIC_RELEASE);
+    if (shr_shm_guard.bus_installed) {
+        return;
+    }
+    int n = snprintf(shr_shm_guard.bus_msg, sizeof(shr_shm_guard.bus_msg),
+                     "shimmer: error: [pid %d] the symmetric heap's files in %.*s ran out of "
+                     "space (SIGBUS on first touch); enlarge %.*s, lower SHMEM_SYMMETRIC_SIZE "
+                     "or use SHIMMER_SHM_BACKING=memfd\n", (int)getpid(), dir_len,
+                     slash != NULL ? path : ".", dir_len, slash != NULL ? path : ".");
+    shr_shm_guard.bus_len = n < 0 ? 0 : (size_t)n < sizeof(shr_shm_guard.bus_msg)
+                                           ? (size_t)n : sizeof(shr_shm_guard.bus_msg) - 1;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_sigaction = shr_shm_on_bus;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, &shr_shm_guard.old_bus);
+    shr_shm_guard.bus_installed = true;
+}
+
+/* Forgets the mapping at `base` (unmapped); the last one takes the SIGBUS
+ * handler with it. */
+static void shr_shm_guard_unmap(const void *base)
+{
+    for (size_t i = 0; i < shr_shm_guard.n_maps; i++) {
+        if (shr_shm_guard.maps[i].base == (uintptr_t)base) {
+            shr_shm_guard.maps[i] = shr_shm_guard.maps[--shr_shm_guard.n_maps];
+            break;
+        }
+    }
+    if (shr_shm_guard.n_maps == 0 && shr_shm_guard.bus_installed) {
+        sigaction(SIGBUS, &shr_shm_guard.old_bus, NULL);
+        shr_shm_guard.bus_installed = false;
+    }
+}
 
 static shr_status_t create_memfd(const char *what, const char *routine, int *fd_p)
 {
@@ -65,6 +206,7 @@ static shr_status_t create_file(const char *dir, size_t size, int n_local, const
         return SHR_ERR_IO;
     }
     fchmod(fd, 0600);
+    shr_shm_guard_name(addr->path);
     *fd_p = fd;
     return SHR_OK;
 }
@@ -124,6 +266,9 @@ shr_status_t shr_shm_seg_create(shr_shm_backing_t backing, const char *dir, size
         status = SHR_ERR_NO_MEMORY;
         goto err_close;
     }
+    if (seg.addr.path[0] != '\0') {
+        shr_shm_guard_map(seg.base, size, seg.addr.path);
+    }
     seg.size = size;
     seg.addr.pid = getpid();
     seg.addr.fd = seg.fd;
@@ -134,6 +279,7 @@ shr_status_t shr_shm_seg_create(shr_shm_backing_t backing, const char *dir, size
 err_close:
     if (seg.addr.path[0] != '\0') {
         unlink(seg.addr.path);
+        shr_shm_guard_unname();
     }
     close(seg.fd);
     return status;
@@ -143,6 +289,7 @@ void shr_shm_seg_unlink(shr_shm_seg_t *seg)
 {
     if (seg->addr.path[0] != '\0') {
         unlink(seg->addr.path);
+        shr_shm_guard_unname();
         seg->addr.path[0] = '\0';
     }
 }
@@ -150,6 +297,7 @@ void shr_shm_seg_unlink(shr_shm_seg_t *seg)
 void shr_shm_seg_destroy(shr_shm_seg_t *seg)
 {
     if (seg->base != NULL) {
+        shr_shm_guard_unmap(seg->base);
         munmap(seg->base, seg->size);
         seg->base = NULL;
     }
@@ -185,6 +333,9 @@ shr_status_t shr_shm_seg_map_peer(const shr_shm_seg_addr_t *addr, const char *ro
                   strerror(errno));
         return SHR_ERR_NO_MEMORY;
     }
+    if (addr->path[0] != '\0') {
+        shr_shm_guard_map(base, addr->size, addr->path);
+    }
     *base_p = base;
     return SHR_OK;
 }
@@ -192,6 +343,7 @@ shr_status_t shr_shm_seg_map_peer(const shr_shm_seg_addr_t *addr, const char *ro
 void shr_shm_seg_unmap_peer(void *base, size_t size)
 {
     if (base != NULL) {
+        shr_shm_guard_unmap(base);
         munmap(base, size);
     }
 }

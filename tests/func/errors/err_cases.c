@@ -149,6 +149,24 @@ int main(int argc, char **argv)
         }
         for (volatile unsigned long spin = 0;; spin++) {
         }
+    } else if (strcmp(mode, "fill_shm_dir") == 0) {
+        /* someone else takes the segment directory's space after init; the
+         * heap's pages are then touched for the first time */
+        size_t len = (size_t)15 << 20;
+        char *buf = shmem_malloc(len);
+        if (me == 0) {
+            char path[512];
+            snprintf(path, sizeof(path), "%s/filler", getenv("SHIMMER_SHM_DIR"));
+            FILE *f = fopen(path, "w");
+            static char chunk[1 << 16];
+            while (f != NULL && fwrite(chunk, 1, sizeof(chunk), f) == sizeof(chunk)) {
+            }
+            if (f != NULL) {
+                fclose(f);
+            }
+        }
+        shmem_barrier_all();
+        memset(buf, 1, len);
     } else if (strcmp(mode, "ok") != 0) {
         fprintf(stderr, "err_cases: unknown mode %s\n", mode);
         return 2;

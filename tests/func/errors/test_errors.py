@@ -199,6 +199,27 @@ def dev_shm_too_small():
         os.rmdir(d)
 
 
+@case
+def dev_shm_fills_after_init():
+    """The segment directory fills up after init: the PE touching a page
+    tmpfs cannot back says why before the SIGBUS ends it."""
+    if os.geteuid() != 0:
+        raise Skip("mounting a small tmpfs needs root")
+    d = tempfile.mkdtemp(prefix="shimmer-fill-")
+    if subprocess.call(["mount", "-t", "tmpfs", "-o", "size=192m,mode=1777", "tmpfs", d]) != 0:
+        os.rmdir(d)
+        raise Skip("cannot mount tmpfs")
+    try:
+        rc, out, err = run(["fill_shm_dir"], env={"SHIMMER_SHM_BACKING": "file", "SHIMMER_SHM_DIR": d,
+                                                  "SHMEM_SYMMETRIC_SIZE": "16m"}, n=2)
+        expect(rc, out, err, 128 + signal.SIGBUS,
+               [r"shimmer: error: \[pid \d+\] the symmetric heap's files in " + re.escape(d) +
+                r" ran out of space \(SIGBUS on first touch\); enlarge", r"killed by signal 7"])
+    finally:
+        subprocess.call(["umount", d])
+        os.rmdir(d)
+
+
 # ---------------------------------------------------------------- cleanup
 def job_pids(pid_dir):
     pids = []
@@ -275,6 +296,40 @@ def cleanup_normal_exit():
         rc, out, err = run(["ok"], env={"SHIMMER_SHM_BACKING": backing}, n=4)
         expect(rc, out, err, 0, [r"survived"], where="stdout")
         expect_no_new_shm(before)
+
+
+@case
+def cleanup_pe_dies_during_init():
+    """PE 3 dies while PEs 0-2 wait for it in shmem_init with their segment
+    files created: oshrun's SIGTERM to them must not leave the files."""
+    d = tempfile.mkdtemp(prefix="shimmer-initdeath-")
+    pid_file = os.path.join(d, "pe3.pid")
+    script = ('if [ "$SHIMMER_BOOT_RANK" = 3 ]; then echo $$ > %s; exec sleep 30; fi; exec %s ok'
+              % (pid_file, PROG))
+    env = dict(os.environ, SHIMMER_SHM_BACKING="file", SHIMMER_SHM_DIR=d)
+    job = subprocess.Popen([OSHRUN, "-n", "4", "/bin/sh", "-c", script], env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.time() + 20
+        while time.time() < deadline and (len(glob.glob(os.path.join(d, "shimmer-*"))) < 3 or
+                                          not os.path.exists(pid_file)):
+            time.sleep(0.02)
+        if len(glob.glob(os.path.join(d, "shimmer-*"))) < 3:
+            raise Fail("PEs 0-2 did not create their segment files: %s" % os.listdir(d))
+        time.sleep(0.1)  # the pid file may still be being written
+        with open(pid_file) as fh:
+            os.kill(int(fh.read()), signal.SIGKILL)
+        out, err = job.communicate(timeout=10)
+        if job.returncode != 137:
+            raise Fail("status %d after kill -9 of PE 3\n%s" % (job.returncode, err))
+        left = glob.glob(os.path.join(d, "shimmer-*"))
+        if left:
+            raise Fail("segment files left behind: %s" % left)
+    finally:
+        if job.poll() is None:
+            job.kill()
+            job.wait()
+        shutil.rmtree(d, ignore_errors=True)
 
 
 @case
