@@ -337,12 +337,11 @@ static shr_status_t create_segments(pe_card_t *card, const char *routine)
     shr_g.internal_size = page_round(shr_config.internal_heap_size);
     shr_g.user_heap_size = page_round(shr_config.symmetric_size);
     size_t total = shr_g.internal_size + shr_g.user_heap_size;
-    /* peers are not known yet; the node's PE count bounds a file-backed
-     * directory's needs (one PE per core is the common layout) */
-    int node_pes = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    if (node_pes > shr_g.n_pes || node_pes < 1) {
-        node_pes = shr_g.n_pes;
-    }
+    /* a file-backed directory must hold the heaps of every PE of this node
+     * (the starter knows how many; peers are not mapped yet) */
+    shr_boot_node_t node;
+    shr_boot_node(&node);
+    int node_pes = node.local_size >= 1 ? node.local_size : shr_g.n_pes;
     status = shr_shm_seg_create(shr_config.shm_backing == SHR_SHM_BACKING_FILE ? SHR_SHM_FILE
                                                                                 : SHR_SHM_MEMFD,
                                 shr_config.shm_dir, total, SHR_HEAP_BASE_ALIGN, node_pes,

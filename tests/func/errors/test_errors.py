@@ -194,6 +194,12 @@ def dev_shm_too_small():
                                              "needs", "SHMEM_SYMMETRIC_SIZE", "memfd")])
         if os.listdir(d):
             raise Fail("files left in %s: %s" % (d, os.listdir(d)))
+        # room for 2 heaps of 2 MiB, not for 4: every PE of the node counts,
+        # not one per core
+        rc, out, err = run(["ok"], env={"SHIMMER_SHM_BACKING": "file", "SHIMMER_SHM_DIR": d,
+                                        "SHMEM_SYMMETRIC_SIZE": "1m", "SHIMMER_INTERNAL_HEAP_SIZE": "1m"},
+                           n=4)
+        expect(rc, out, err, 1, [r"symmetric heap of 4 PE\(s\) needs"])
     finally:
         subprocess.call(["umount", d])
         os.rmdir(d)
