@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 int shr_log_level = SHR_LOG_WARN;
@@ -42,10 +43,21 @@ void shr_log_set_file(const char *path)
         }
     }
     name[n] = '\0';
-    int fd = open(name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+    /* The name is often predictable (/tmp/run-%p.log): never follow a
+     * symlink there, and append only to a plain file of our own with no
+     * other name, so another user cannot redirect or read our lines. */
+    int fd = open(name, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
-        shr_log_emit(SHR_LOG_WARN, "cannot open log file %s: %s; logging to stderr",
-                     name, strerror(errno));
+        shr_log_emit(SHR_LOG_WARN, "cannot open log file %s: %s; logging to stderr", name,
+                     errno == ELOOP ? "it is a symbolic link (not followed)" : strerror(errno));
+        return;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        st.st_nlink != 1) {
+        close(fd);
+        shr_log_emit(SHR_LOG_WARN, "log file %s is not a plain file of this user with one "
+                     "name; logging to stderr (remove it or choose another name)", name);
         return;
     }
     log_fd = fd;

@@ -226,6 +226,39 @@ def dev_shm_fills_after_init():
         os.rmdir(d)
 
 
+@case
+def log_file_is_never_redirected():
+    """SHIMMER_LOG_FILE: lines go to the file; a symlink or another user's
+    file under that name is refused (stderr instead), never written."""
+    d = tempfile.mkdtemp(prefix="shimmer-log-")
+    try:
+        log = os.path.join(d, "run-%p.log")
+        rc, out, err = run(["finalize_twice"], env={"SHIMMER_LOG_FILE": log}, n=1)
+        with open(os.path.join(d, "run-0.log")) as fh:
+            if "called again after the last shmem_finalize" not in fh.read():
+                raise Fail("the warning did not reach the log file; stderr: %s" % err)
+        victim = os.path.join(d, "victim")
+        with open(victim, "w") as fh:
+            fh.write("precious\n")
+        os.symlink(victim, os.path.join(d, "link.log"))
+        rc, out, err = run(["finalize_twice"], env={"SHIMMER_LOG_FILE": os.path.join(d, "link.log")}, n=1)
+        expect(rc, out, err, 0, [r"cannot open log file .*link.log: it is a symbolic link \(not followed\)",
+                                 r"called again after the last shmem_finalize"])
+        if open(victim).read() != "precious\n":
+            raise Fail("the symlink's target was written")
+        if os.geteuid() == 0:
+            foreign = os.path.join(d, "foreign.log")
+            with open(foreign, "w"):
+                pass
+            os.chown(foreign, 65534, 65534)
+            rc, out, err = run(["finalize_twice"], env={"SHIMMER_LOG_FILE": foreign}, n=1)
+            expect(rc, out, err, 0, [r"log file .*foreign.log is not a plain file of this user"])
+            if os.path.getsize(foreign) != 0:
+                raise Fail("another user's file was written")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 # ---------------------------------------------------------------- cleanup
 def job_pids(pid_dir):
     pids = []
