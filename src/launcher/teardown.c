@@ -5,15 +5,23 @@
  * The job's exit status is decided once, by the first event that ends it;
  * everything that follows (PEs dying of our SIGTERM) is a consequence and is
  * neither reported nor counted.
+ *
+ * Processes the PEs started belong to the job too (as with mpirun): oshrun
+ * is a child subreaper, so whatever a PE leaves behind, daemons included,
+ * becomes oshrun's child when the PE ends, and is ended with the job
+ * (shr_launch_end_strays).
  */
 #include "launcher/launch_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/timerfd.h>
 #include <sys/wait.h>
@@ -58,6 +66,10 @@ bool shr_launch_signals_init(shr_launch_job_t *job)
             continue;
         }
         sigaddset(&set, shr_launch_signals[i]);
+    }
+    /* Orphans of the PEs come to us, not to init (file comment). */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+        return false;
     }
     /* Blocked before any fork so that no SIGCHLD or ^C can slip past. */
     if (sigprocmask(SIG_BLOCK, &set, &job->child_mask) != 0) {
@@ -251,6 +263,72 @@ void shr_launch_on_timeout(shr_launch_job_t *job)
                 job->opts->timeout_s, shr_launch_job_ending_text(job));
     }
     shr_launch_job_end(job);
+}
+
+/* Our children now: processes a PE started and left behind.  Fills
+ * pids[max], returns how many (the rest are found on the next call). */
+static int shr_launch_strays(pid_t *pids, int max)
+{
+    DIR *proc = opendir("/proc");
+    struct dirent *ent;
+    int n = 0;
+    pid_t self = getpid();
+
+    if (proc == NULL) {
+        return 0;
+    }
+    while (n < max && (ent = readdir(proc)) != NULL) {
+        char path[64], stat[512];
+        long pid = strtol(ent->d_name, NULL, 10);
+        if (pid <= 0) {
+            continue;
+        }
+        snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+        FILE *f = fopen(path, "re");
+        if (f == NULL) {
+            continue;
+        }
+        size_t got = fread(stat, 1, sizeof(stat) - 1, f);
+        fclose(f);
+        stat[got] = '\0';
+        /* "pid (comm) state ppid ...": comm may hold spaces and ')' */
+        char *end = strrchr(stat, ')');
+        char state;
+        long ppid;
+        if (end != NULL && sscanf(end + 1, " %c %ld", &state, &ppid) == 2 && ppid == self &&
+            state != 'Z') {
+            pids[n++] = (pid_t)pid;
+        }
+    }
+    closedir(proc);
+    return n;
+}
+
+void shr_launch_end_strays(void)
+{
+    enum { TICKS_PER_S = 100, TERM_EVERY = TICKS_PER_S / 2 };
+    pid_t pids[64];
+    int n = shr_launch_strays(pids, 64);
+    struct timespec tick = {.tv_sec = 0, .tv_nsec = 1000000000 / TICKS_PER_S};
+
+    if (n == 0) {
+        return;
+    }
+    fprintf(stderr, "oshrun: %d process%s the PEs started (pid %ld%s) outlived the job; "
+            "ending %s\n", n, n == 1 ? "" : "es", (long)pids[0], n > 1 ? ", ..." : "",
+            n == 1 ? "it" : "them");
+    /* SIGTERM (again for orphans of the ones ended), then SIGKILL after the
+     * grace the PEs get; a process stuck in the kernel is given up on */
+    for (int tick_no = 0; n > 0 && tick_no < (SHR_LAUNCH_GRACE_S + 1) * TICKS_PER_S; tick_no++) {
+        bool late = tick_no >= SHR_LAUNCH_GRACE_S * TICKS_PER_S;
+        for (int i = 0; i < n && (late || tick_no % TERM_EVERY == 0); i++) {
+            kill(pids[i], late ? SIGKILL : SIGTERM);
+        }
+        nanosleep(&tick, NULL);
+        while (waitpid(-1, NULL, WNOHANG) > 0) {
+        }
+        n = shr_launch_strays(pids, 64);
+    }
 }
 
 void shr_launch_on_grace(shr_launch_job_t *job)

@@ -361,6 +361,34 @@ def plain_programs(c):
     check(r.rc == 1 and "PE 3" in r.err, "one PE exits 1", r)
 
 
+@case
+def strays_end_with_the_job(c):
+    """Processes a PE started (in the background, even in a new session)
+    do not outlive the job, whether it ends well or badly."""
+    for status in (0, 3):
+        pids = os.path.join(c.tmp, "strays-%d" % status)
+        # PE 1 ends last (with the status), once PE 0 has written its pids
+        script = ('sleep 300 & echo $! >> %s; setsid sleep 301 & echo $! >> %s; '
+                  'if [ "$SHIMMER_BOOT_RANK" = 1 ]; then sleep 0.5; exit %d; fi'
+                  % (pids, pids, status))
+        r = c.run(["-n", "2", "/bin/sh", "-c", script])
+        check(r.rc == status, "status %d" % status, r)
+        check("oshrun: 4 processes the PEs started" in r.err and "outlived the job" in r.err,
+              "strays named", r)
+        with open(pids) as fh:
+            left = [int(p) for p in fh.read().split()]
+        check(len(left) == 4, "4 background processes started", r)
+        alive = []
+        for pid in left:
+            try:
+                with open("/proc/%d/stat" % pid) as fh:
+                    if fh.read().split()[2] != "Z":
+                        alive.append(pid)
+            except OSError:
+                pass
+        check(not alive, "still running after the job: %s" % alive, r)
+
+
 # ---- ending the job from outside ---------------------------------------------
 
 def stop_by_signal(c, sig):
