@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -330,6 +331,29 @@ static shr_status_t check_agreement(const pe_card_t *cards, const char *routine)
     return SHR_OK;
 }
 
+/* Heaps are reserved, not touched, so any size starts; one larger than the
+ * node can ever back fails later, far from its cause (OOM kill, SIGBUS).
+ * Said once per node, with the figures. */
+static void warn_if_beyond_memory(size_t per_pe, int node_pes)
+{
+    struct sysinfo si;
+    char need[32], have[32], each[32];
+
+    if (sysinfo(&si) != 0) {
+        return;
+    }
+    unsigned long long backing = ((unsigned long long)si.totalram + si.totalswap) * si.mem_unit;
+    unsigned long long heaps = (unsigned long long)per_pe * (unsigned long long)node_pes;
+    if (heaps > backing) {
+        shr_warn("the symmetric heaps of this node's %d PE(s) total %s (%d x %s, "
+                 "SHMEM_SYMMETRIC_SIZE plus SHIMMER_INTERNAL_HEAP_SIZE) but it has %s of "
+                 "memory and swap: a program that uses them all will be killed; lower "
+                 "SHMEM_SYMMETRIC_SIZE", node_pes, shr_str_from_size(heaps, need, sizeof(need)),
+                 node_pes, shr_str_from_size(per_pe, each, sizeof(each)),
+                 shr_str_from_size(backing, have, sizeof(have)));
+    }
+}
+
 static shr_status_t create_segments(pe_card_t *card, const char *routine)
 {
     shr_status_t status;
@@ -342,6 +366,9 @@ static shr_status_t create_segments(pe_card_t *card, const char *routine)
     shr_boot_node_t node;
     shr_boot_node(&node);
     int node_pes = node.local_size >= 1 ? node.local_size : shr_g.n_pes;
+    if (node.local_rank == 0) {
+        warn_if_beyond_memory(total, node_pes);
+    }
     status = shr_shm_seg_create(shr_config.shm_backing == SHR_SHM_BACKING_FILE ? SHR_SHM_FILE
                                                                                 : SHR_SHM_MEMFD,
                                 shr_config.shm_dir, total, SHR_HEAP_BASE_ALIGN, node_pes,

@@ -206,6 +206,22 @@ def dev_shm_too_small():
 
 
 @case
+def heap_beyond_memory_warns():
+    """A heap the node can never back starts (it is only reserved) but is
+    named once per node, with the figures."""
+    kib = 0
+    with open("/proc/meminfo") as fh:
+        for line in fh:
+            if line.startswith(("MemTotal:", "SwapTotal:")):
+                kib += int(line.split()[1])
+    rc, out, err = run(["ok"], env={"SHMEM_SYMMETRIC_SIZE": "%dk" % kib}, n=2)
+    expect(rc, out, err, 0, [r"warning: .*the symmetric heaps of this node's 2 PE\(s\) total .* of memory "
+                             r"and swap: .*lower SHMEM_SYMMETRIC_SIZE"])
+    if err.count("the symmetric heaps of this node") != 1:
+        raise Fail("expected the warning once per node:\n" + err)
+
+
+@case
 def dev_shm_fills_after_init():
     """The segment directory fills up after init: the PE touching a page
     tmpfs cannot back says why before the SIGBUS ends it."""
