@@ -320,8 +320,12 @@ shr_status_t shr_shm_seg_map_peer(const shr_shm_seg_addr_t *addr, const char *ro
     }
     int fd = open(name, O_RDWR | O_CLOEXEC);
     if (fd < 0) {
-        shr_error("%s: cannot open the segment of a local peer (%s): %s; if /proc is "
-                  "restricted, set SHIMMER_SHM_BACKING=file", routine, name, strerror(errno));
+        const char *hint = addr->path[0] == '\0'
+                               ? "if /proc is restricted, set SHIMMER_SHM_BACKING=file"
+                               : "the PEs of a node must see the same files there (no "
+                                 "private /tmp or mount namespace)";
+        shr_error("%s: cannot open the segment of a local peer (%s): %s; %s", routine, name,
+                  strerror(errno), hint);
         return SHR_ERR_IO;
     }
     void *base = mmap(NULL, addr->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE,
