@@ -157,8 +157,8 @@ static void shr_launch_pe_exited(shr_launch_job_t *job, int rank, int wstatus)
     job->ngone++;
     /* An abort message explains the exit status that follows it. */
     shr_launch_kvs_drain(job, rank);
-    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && pe->finalizes_at_exit && !pe->finalized &&
-        job->nrunning > 0) {
+    if (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) == 0 && pe->finalizes_at_exit &&
+        !pe->finalized && job->nrunning > 0) {
         /* _exit(0) or quick_exit after shmem_init: the library's exit hook
          * did not run, so nothing finalized it; the others can never finish */
         shr_launch_job_fail(job, rank, "exited with status 0 without calling shmem_finalize "
