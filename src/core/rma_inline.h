@@ -157,7 +157,7 @@ static SHR_ALWAYS_INLINE void shr_rma_iget(shr_ctx_t *ctx, void *dest, const voi
 
 /* fence and quiet for `ctx`; `pes` (may be NULL = all) limits quiet to those
  * world PEs.  Shared memory needs only CPU fences; remote transports flush.
- * core/ordering.c. */
+ * core/rma.c. */
 void shr_fence(shr_ctx_t *ctx);
 void shr_quiet(shr_ctx_t *ctx);
 void shr_quiet_pes(shr_ctx_t *ctx, const int *pes, size_t npes);
