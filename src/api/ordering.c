@@ -1,13 +1,10 @@
 /* ordering.c -- fence, quiet and pe_quiet (spec 9.12). */
 #include "api/api_inline.h"
 
+/* fence/quiet on SHMEM_CTX_INVALID are defined no-ops */
 static void check_ctx(const char *fn, shr_ctx_t *ctx)
 {
-    shr_check_init(fn);
-    /* fence/quiet on SHMEM_CTX_INVALID are defined no-ops */
-    if (ctx != SHMEM_CTX_INVALID && ctx->team == NULL) {
-        shr_check_fail(fn, "ctx %p is not a live context", (void *)ctx);
-    }
+    shr_check_ctx(fn, ctx, true);
 }
 
 void pshmem_ctx_fence(shmem_ctx_t ctx)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/env.h"
+#include "core/handles.h"
 #include "core/state.h"
 #include "util/log.h"
 
@@ -24,6 +25,25 @@ _Noreturn void shr_check_fail(const char *fn, const char *fmt, ...)
     va_end(ap);
     shr_error("%s", line);
     shr_fatal(SHR_CHECK_STATUS, line);
+}
+
+/* Handles are pointers: a garbage one is refused before it is read. */
+static void check_team_known(const char *fn, shr_team_t *team)
+{
+    if (!shr_handle_known(SHR_HANDLE_TEAM, team)) {
+        shr_check_fail(fn, "team %p is not a team handle (never returned by a split or a "
+                           "predefined team); pass a team from shmem_team_split_* or "
+                           "SHMEM_TEAM_WORLD", (void *)team);
+    }
+}
+
+static void check_ctx_known(const char *fn, shr_ctx_t *ctx)
+{
+    if (!shr_handle_known(SHR_HANDLE_CTX, ctx)) {
+        shr_check_fail(fn, "ctx %p is not a context handle (never returned by "
+                           "shmem_ctx_create); pass a context from shmem_ctx_create or "
+                           "SHMEM_CTX_DEFAULT", (void *)ctx);
+    }
 }
 
 void shr_check_init(const char *fn)
@@ -59,6 +79,7 @@ void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
         shr_check_fail(fn, "ctx is SHMEM_CTX_INVALID; pass a context from shmem_ctx_create "
                            "or SHMEM_CTX_DEFAULT");
     }
+    check_ctx_known(fn, ctx);
     if (!shr_ctx_is_live(ctx)) {
         shr_check_fail(fn, "ctx %p is not a live context (destroyed or never created)",
                        (void *)ctx);
@@ -115,6 +136,7 @@ void shr_check_team(const char *fn, shr_team_t *team)
         shr_check_fail(fn, "team is SHMEM_TEAM_INVALID; a PE that is not a member of a team "
                            "must not call its collectives");
     }
+    check_team_known(fn, team);
     if (!shr_team_is_live(team)) {
         shr_check_fail(fn, "team %p is not a live team (destroyed or never created)",
                        (void *)team);
@@ -124,6 +146,9 @@ void shr_check_team(const char *fn, shr_team_t *team)
 void shr_check_team_handle(const char *fn, shr_team_t *team)
 {
     shr_check_init(fn);
+    if (team != SHMEM_TEAM_INVALID) {
+        check_team_known(fn, team);
+    }
     if (team != SHMEM_TEAM_INVALID && !shr_team_is_live(team)) {
         shr_check_fail(fn, "team %p is not a live team (destroyed or never created); pass a "
                            "team from a split, a predefined team or SHMEM_TEAM_INVALID",
@@ -141,6 +166,7 @@ void shr_check_ctx(const char *fn, shr_ctx_t *ctx, bool invalid_ok)
         }
         return;
     }
+    check_ctx_known(fn, ctx);
     if (!shr_ctx_is_live(ctx)) {
         shr_check_fail(fn, "ctx %p is not a live context (destroyed or never created)",
                        (void *)ctx);

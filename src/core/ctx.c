@@ -20,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "core/handles.h"
 #include "core/remote.h"
 #include "core/rma_inline.h"
 #include "core/state.h"
@@ -101,6 +102,10 @@ shr_status_t shr_ctx_create(shr_team_t *team, long options, const char *routine,
     pthread_mutex_unlock(&lock);
     if (ctx == NULL) {
         ctx = calloc(1, sizeof(*ctx));
+        if (ctx != NULL && !shr_handle_register(SHR_HANDLE_CTX, ctx)) {
+            free(ctx);
+            ctx = NULL;
+        }
         if (ctx == NULL) {
             shr_warn("%s: out of memory for a context", routine);
             return SHR_ERR_NO_MEMORY;

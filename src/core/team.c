@@ -38,6 +38,7 @@
 #include "coll/coll.h"
 #include "core/amo_inline.h"
 #include "core/env.h"
+#include "core/handles.h"
 #include "core/rma_inline.h"
 #include "core/state.h"
 #include "core/wait_inline.h"
@@ -149,6 +150,10 @@ static shr_team_t *team_alloc(void)
     pthread_mutex_unlock(&lock);
     if (team == NULL) {
         team = malloc(sizeof(*team));
+        if (team != NULL && !shr_handle_register(SHR_HANDLE_TEAM, team)) {
+            free(team);
+            team = NULL;
+        }
     }
     if (team != NULL) {
         memset(team, 0, sizeof(*team));
@@ -615,6 +620,11 @@ shr_status_t shr_team_init(const char *routine)
     ctx_bind(shr_ctx_default, world);
     shr_ctx_default->predefined = true;
     shr_ctx_default->magic = SHR_CTX_MAGIC;
+    if (!shr_handle_register(SHR_HANDLE_TEAM, world) ||
+        !shr_handle_register(SHR_HANDLE_TEAM, shared) ||
+        !shr_handle_register(SHR_HANDLE_CTX, shr_ctx_default)) {
+        return SHR_ERR_NO_MEMORY;
+    }
     return SHR_OK;
 }
 

@@ -5,7 +5,8 @@
  * structs (shmem_defs.h declares the tags), so no lookup stands between a
  * handle and its state.  Team and context structs are recycled, never
  * returned to malloc, so a stale handle still points at readable memory
- * whose `magic` says it is dead (debug-mode checks rely on that).
+ * whose `magic` says it is dead; debug-mode checks look a handle up in
+ * core/handles.h before reading it, so a garbage one cannot fault them.
  */
 #ifndef SHR_TEAM_H
 #define SHR_TEAM_H

@@ -8,7 +8,10 @@
  *   destroy_world      shmem_team_destroy(SHMEM_TEAM_WORLD)
  *   destroy_default    shmem_ctx_destroy(SHMEM_CTX_DEFAULT)
  *   private_thread     a PRIVATE context destroyed by another thread
- *   ctx_pe_range       a PE outside the context's team */
+ *   ctx_pe_range       a PE outside the context's team
+ *   put_garbage        RMA on a pointer that never was a context
+ *   team_garbage       team query on a pointer that never was a team
+ *   team_as_ctx        a team handle passed as a context */
 #include <pthread.h>
 
 #include "harness.h"
@@ -57,6 +60,12 @@ int main(int argc, char **argv)
         CHECK_EQ(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx), 0);
         pthread_create(&th, NULL, destroy_it, ctx);
         pthread_join(th, NULL);
+    } else if (strcmp(what, "put_garbage") == 0) {
+        shmem_ctx_long_p((shmem_ctx_t)(uintptr_t)0x1000, &word, 1, 0); /* unmapped */
+    } else if (strcmp(what, "team_garbage") == 0) {
+        shmem_team_my_pe((shmem_team_t)(uintptr_t)0x1000);
+    } else if (strcmp(what, "team_as_ctx") == 0) {
+        shmem_ctx_quiet((shmem_ctx_t)(void *)SHMEM_TEAM_WORLD);
     } else if (strcmp(what, "ctx_pe_range") == 0) {
         CHECK_EQ(shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, 1, NULL, 0, &team), 0);
         if (team != SHMEM_TEAM_INVALID) {
