@@ -6,6 +6,7 @@
 #include "core/state.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -408,6 +409,22 @@ static unsigned auto_wait_spin(void)
     return shr_g.oversubscribed ? 16 : 4096;
 }
 
+/* A child of fork() is not a PE.  The symmetric heap and the global
+ * variables are shared mappings (peers reach them): the child gets private
+ * copy-on-write ones, so its writes do not land in the PE, and it leaves
+ * the library, so that its exit does not finalize the PE's job (nor touch
+ * the PE's launcher socket).  posix_spawn and system() do not run this. */
+static void child_after_fork(void)
+{
+    if (!shr_g.initialized) {
+        return;
+    }
+    shr_shm_seg_privatize(&my_heap);
+    shr_shm_seg_privatize(&my_data);
+    shr_g.initialized = false;
+    shr_g.check_gate = 1; /* its shmem calls now say "called before shmem_init" */
+}
+
 /* Set while the exit hook finalizes for a PE that left main without
  * shmem_finalize (the final barrier's watch then says so). */
 static bool finalizing_at_exit;
@@ -585,6 +602,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     shr_g.init_count = 1;
     shr_g.check_gate = shr_g.checks;
     if (!exit_hook) {
+        pthread_atfork(NULL, NULL, child_after_fork);
         on_exit(at_exit_finalize, NULL);
         exit_hook = true;
     }

@@ -63,6 +63,11 @@ shr_status_t shr_shm_seg_map_peer(const shr_shm_seg_addr_t *addr, const char *ro
                                   void **base_p);
 void shr_shm_seg_unmap_peer(void *base, size_t size);
 
+/* In a child of fork(): replaces this process's mapping of its own segment
+ * by a private copy-on-write one of the same memory, so the child's writes
+ * stay its own.  Async-signal-safe (mmap only). */
+void shr_shm_seg_privatize(const shr_shm_seg_t *seg);
+
 /* File backing: removes the file once every peer has it mapped. */
 void shr_shm_seg_unlink(shr_shm_seg_t *seg);
 

@@ -285,6 +285,16 @@ err_close:
     return status;
 }
 
+void shr_shm_seg_privatize(const shr_shm_seg_t *seg)
+{
+    if (seg->base != NULL && seg->fd >= 0) {
+        /* the same pages until the child writes one; a failure leaves the
+         * shared mapping (the child then writes through to the PE) */
+        (void)mmap(seg->base, seg->size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_FIXED | MAP_NORESERVE, seg->fd, 0);
+    }
+}
+
 void shr_shm_seg_unlink(shr_shm_seg_t *seg)
 {
     if (seg->addr.path[0] != '\0') {

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <shmem.h>
@@ -149,6 +150,27 @@ int main(int argc, char **argv)
         }
         for (volatile unsigned long spin = 0;; spin++) {
         }
+    } else if (strcmp(mode, "fork_child") == 0) {
+        /* a child of fork() writes globals and the heap, then exits through
+         * its exit handlers: the PE sees none of it and goes on */
+        long *heap_word = shmem_malloc(sizeof(long));
+        *heap_word = 5;
+        g_word = 1;
+        shmem_barrier_all();
+        pid_t child = fork();
+        if (child == 0) {
+            g_word = 2;
+            *heap_word = 6;
+            exit(0);
+        }
+        int wstatus = 0;
+        waitpid(child, &wstatus, 0);
+        if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0 || g_word != 1 || *heap_word != 5) {
+            printf("PE %d: child status 0x%x, g_word %ld, heap word %ld\n", me, wstatus, g_word,
+                   *heap_word);
+            return 1;
+        }
+        shmem_barrier_all();
     } else if (strcmp(mode, "fill_shm_dir") == 0) {
         /* someone else takes the segment directory's space after init; the
          * heap's pages are then touched for the first time */

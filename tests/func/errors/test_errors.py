@@ -206,6 +206,14 @@ def dev_shm_too_small():
 
 
 @case
+def fork_child_keeps_its_writes():
+    """A child of fork() gets private copies of the globals and the heap,
+    and its exit does not finalize the PE's job."""
+    rc, out, err = run(["fork_child"], n=2)
+    expect(rc, out, err, 0, [r"(?s)survived.*survived"], where="stdout")
+
+
+@case
 def heap_beyond_memory_warns():
     """A heap the node can never back starts (it is only reserved) but is
     named once per node, with the figures."""
