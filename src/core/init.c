@@ -334,7 +334,9 @@ static shr_status_t check_agreement(const pe_card_t *cards, const char *routine)
 
 /* Heaps are reserved, not touched, so any size starts; one larger than the
  * node can ever back fails later, far from its cause (OOM kill, SIGBUS).
- * Said once per node, with the figures. */
+ * Said once per node, with the figures, when one PE's heaps alone exceed
+ * memory and swap, or all of the node's do with at most a PE per CPU (an
+ * oversubscribed test run of 256 PEs with default heaps is not a mistake). */
 static void warn_if_beyond_memory(size_t per_pe, int node_pes)
 {
     struct sysinfo si;
@@ -345,7 +347,8 @@ static void warn_if_beyond_memory(size_t per_pe, int node_pes)
     }
     unsigned long long backing = ((unsigned long long)si.totalram + si.totalswap) * si.mem_unit;
     unsigned long long heaps = (unsigned long long)per_pe * (unsigned long long)node_pes;
-    if (heaps > backing) {
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    if (per_pe > backing || (heaps > backing && node_pes <= cpus)) {
         shr_warn("the symmetric heaps of this node's %d PE(s) total %s (%d x %s, "
                  "SHMEM_SYMMETRIC_SIZE plus SHIMMER_INTERNAL_HEAP_SIZE) but it has %s of "
                  "memory and swap: a program that uses them all will be killed; lower "
