@@ -94,6 +94,8 @@ static void *heap_alloc(const char *fn, size_t size, size_t align, long hints)
     }
     if (shr_heap_alloc(&shr_g.user_heap, size, align, &offset) == SHR_OK) {
         ptr = offset_to_ptr(offset);
+        shr_debug(SHR_LOG_HEAP, "%s: %zu bytes at heap offset 0x%zx; largest free block %zu bytes",
+                  fn, size, offset, shr_heap_largest_free(&shr_g.user_heap));
     } else {
         report_exhausted(fn, size);
     }
@@ -167,6 +169,8 @@ void pshmem_free(void *ptr)
     heap_barrier(); /* nobody still uses the block */
     size_t offset = ptr_to_offset("shmem_free", ptr);
     if (offset != SIZE_MAX) {
+        shr_debug(SHR_LOG_HEAP, "shmem_free: block of %zu bytes at heap offset 0x%zx",
+                  shr_heap_block_size(&shr_g.user_heap, offset), offset);
         shr_heap_free(&shr_g.user_heap, offset);
     }
 }
@@ -194,8 +198,14 @@ void *pshmem_realloc(void *ptr, size_t size)
     }
     size_t old_size = shr_heap_block_size(&shr_g.user_heap, offset);
     void *result = ptr;
-    if (shr_heap_resize(&shr_g.user_heap, offset, size) != SHR_OK) {
+    if (shr_heap_resize(&shr_g.user_heap, offset, size) == SHR_OK) {
+        shr_debug(SHR_LOG_HEAP, "%s: block of %zu bytes at heap offset 0x%zx resized in place "
+                  "to %zu", fn, old_size, offset, size);
+    } else {
         if (shr_heap_alloc(&shr_g.user_heap, size, SHR_HEAP_MIN_ALIGN, &moved) == SHR_OK) {
+            shr_debug(SHR_LOG_HEAP, "%s: block of %zu bytes at heap offset 0x%zx moved to 0x%zx "
+                      "as %zu",
+                      fn, old_size, offset, moved, size);
             result = offset_to_ptr(moved);
             memcpy(result, ptr, old_size < size ? old_size : size);
             shr_heap_free(&shr_g.user_heap, offset);
