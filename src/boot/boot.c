@@ -1,6 +1,7 @@
 /* boot.c -- chooses the bootstrap implementation at init and forwards to it. */
 #include "boot/boot_int.h"
 #include "boot/boot_proto.h"
+#include "util/log.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -184,6 +185,7 @@ shr_status_t shr_boot_allgather(const void *mine, void *all, size_t len)
     if (!shr_boot_is_active || (len > 0 && (mine == NULL || all == NULL))) {
         return SHR_ERR_INVALID;
     }
+    shr_debug(SHR_LOG_BOOT, "boot (%s): allgather of %zu bytes per PE", ops->name, len);
     if (ops->put != NULL) {
         return ops->allgather(mine, all, len);
     }
@@ -195,6 +197,7 @@ shr_status_t shr_boot_barrier(void)
     if (!shr_boot_is_active) {
         return SHR_ERR_INVALID;
     }
+    shr_debug(SHR_LOG_BOOT, "boot (%s): barrier", shr_boot_ops_get()->name);
     return shr_boot_ops_get()->barrier();
 }
 
@@ -205,6 +208,7 @@ shr_status_t shr_boot_barrier_progress(void (*progress)(void *arg), void *arg)
     if (!shr_boot_is_active) {
         return SHR_ERR_INVALID;
     }
+    shr_debug(SHR_LOG_BOOT, "boot (%s): barrier, progressing while waiting", ops->name);
     if (ops->barrier_progress == NULL) {
         return ops->barrier();
     }
@@ -233,6 +237,7 @@ shr_status_t shr_boot_put(const char *key, const void *value, size_t len)
     if (!shr_boot_is_active || len > UINT32_MAX) {
         return SHR_ERR_INVALID;
     }
+    shr_debug(SHR_LOG_BOOT, "boot (%s): publish %s (%zu bytes)", ops->name, key, len);
     if (ops->put != NULL) {
         return ops->put(key, value, len);
     }
@@ -261,6 +266,7 @@ shr_status_t shr_boot_get(int rank, const char *key, void **value_p, size_t *len
     if (!shr_boot_is_active || rank < 0) {
         return SHR_ERR_INVALID;
     }
+    shr_debug(SHR_LOG_BOOT, "boot (%s): look up %s of PE %d", ops->name, key, rank);
     if (ops->get != NULL) {
         return ops->get(rank, key, value_p, len_p);
     }
