@@ -17,6 +17,7 @@
 #include "core/check.h"
 #include "core/p2p_inline.h"
 #include "core/rma_inline.h"
+#include "util/log.h"
 
 /* World PE of `pe` on ctx; free for SHMEM_CTX_DEFAULT (a constant). */
 static SHR_ALWAYS_INLINE int shr_api_world_pe(shr_ctx_t *ctx, int pe)
@@ -40,11 +41,17 @@ _Static_assert(SHMEM_CMP_EQ == 0 && SHMEM_CMP_LE == 5, "SHR_API_CHECK_CMP's rang
         } \
     } while (0)
 
+/* Trace points of the data paths (categories rma and amo, level trace):
+ * compiled out of release builds (SHR_LOG_MAX_LEVEL), where the fast path
+ * carries no code for them; a debug build pays one compare of the level. */
+#define SHR_API_TRACE(_cat, _fn, _fmt, ...) shr_trace(_cat, "%s: " _fmt, _fn, __VA_ARGS__)
+
 /* ---- RMA ---- */
 static SHR_ALWAYS_INLINE void shr_api_put(const char *fn, shr_ctx_t *ctx, void *dest,
                                           const void *src, size_t len, int pe)
 {
     SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
     shr_rma_put(ctx, dest, src, len, shr_api_world_pe(ctx, pe), false);
 }
 
@@ -52,6 +59,7 @@ static SHR_ALWAYS_INLINE void shr_api_put_nbi(const char *fn, shr_ctx_t *ctx, vo
                                               const void *src, size_t len, int pe)
 {
     SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
     shr_rma_put(ctx, dest, src, len, shr_api_world_pe(ctx, pe), true);
 }
 
@@ -59,6 +67,7 @@ static SHR_ALWAYS_INLINE void shr_api_p(const char *fn, shr_ctx_t *ctx, void *de
                                         const void *value, size_t size, int pe)
 {
     SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "value", value, size, pe));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", size, dest, pe);
     shr_rma_put(ctx, dest, value, size, shr_api_world_pe(ctx, pe), false);
 }
 
@@ -66,6 +75,7 @@ static SHR_ALWAYS_INLINE void shr_api_get(const char *fn, shr_ctx_t *ctx, void *
                                           const void *src, size_t len, int pe)
 {
     SHR_API_CHECK(shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", len, src, pe);
     shr_rma_get(ctx, dest, src, len, shr_api_world_pe(ctx, pe), false);
 }
 
@@ -73,6 +83,7 @@ static SHR_ALWAYS_INLINE void shr_api_get_nbi(const char *fn, shr_ctx_t *ctx, vo
                                               const void *src, size_t len, int pe)
 {
     SHR_API_CHECK(shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", len, src, pe);
     shr_rma_get(ctx, dest, src, len, shr_api_world_pe(ctx, pe), true);
 }
 
@@ -80,6 +91,7 @@ static SHR_ALWAYS_INLINE void shr_api_g(const char *fn, shr_ctx_t *ctx, void *va
                                         const void *src, size_t size, int pe)
 {
     SHR_API_CHECK((shr_check_ctx_pe(fn, ctx, pe), shr_check_symmetric(fn, "source", src, size)));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", size, src, pe);
     shr_rma_get(ctx, value, src, size, shr_api_world_pe(ctx, pe), false);
 }
 
@@ -89,6 +101,8 @@ static SHR_ALWAYS_INLINE void shr_api_iput(const char *fn, shr_ctx_t *ctx, void 
 {
     SHR_API_CHECK(shr_check_strided(fn, ctx, "dest", dest, dst, "source", src, sst, bsize,
                                     nblocks, elem, pe));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu blocks of %zu x %zu bytes to %p on PE %d", nblocks, bsize,
+                  elem, dest, pe);
     shr_rma_iput(ctx, dest, src, dst, sst, bsize, nblocks, elem, shr_api_world_pe(ctx, pe));
 }
 
@@ -98,6 +112,8 @@ static SHR_ALWAYS_INLINE void shr_api_iget(const char *fn, shr_ctx_t *ctx, void 
 {
     SHR_API_CHECK(shr_check_strided(fn, ctx, "source", src, sst, "dest", dest, dst, bsize,
                                     nblocks, elem, pe));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu blocks of %zu x %zu bytes from %p on PE %d", nblocks,
+                  bsize, elem, src, pe);
     shr_rma_iget(ctx, dest, src, dst, sst, bsize, nblocks, elem, shr_api_world_pe(ctx, pe));
 }
 
@@ -133,6 +149,7 @@ static SHR_ALWAYS_INLINE uint64_t shr_api_amo(const char *fn, shr_ctx_t *ctx, sh
                                               size_t size, int pe)
 {
     SHR_API_CHECK(shr_check_amo(fn, ctx, dest, size, pe));
+    SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
     return shr_amo(ctx, op, dest, value, cond, size, shr_api_world_pe(ctx, pe));
 }
 
@@ -142,6 +159,7 @@ static SHR_ALWAYS_INLINE void shr_api_amo_nbi(const char *fn, shr_ctx_t *ctx, sh
 {
     SHR_API_CHECK((shr_check_amo(fn, ctx, dest, size, pe),
                    shr_check_local(fn, "fetch", fetch, size)));
+    SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
     shr_amo_nbi(ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(ctx, pe));
 }
 
@@ -154,6 +172,8 @@ static SHR_ALWAYS_INLINE void shr_api_put_signal(const char *fn, shr_ctx_t *ctx,
 {
     SHR_API_CHECK((shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe),
                    shr_check_signal(fn, ctx, sig_addr, sig_op, pe)));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p and a signal to %p on PE %d", len, dest,
+                  (void *)sig_addr, pe);
     int world_pe = shr_api_world_pe(ctx, pe);
     shr_rma_put(ctx, dest, src, len, world_pe, nbi);
     if (SHR_UNLIKELY(shr_g.seg[SHR_SEG_HEAP].peer_base[world_pe] == NULL)) {
