@@ -11,6 +11,7 @@
 #include <shmem_defs.h>
 
 #include "core/env.h"
+#include "util/log.h"
 
 static void print_build(void)
 {
@@ -31,7 +32,9 @@ static void print_build(void)
 #endif
     );
     printf("  compiler:   %s\n", __VERSION__);
-    printf("  thread levels: up to SHMEM_THREAD_MULTIPLE\n\n");
+    printf("  thread levels: up to SHMEM_THREAD_MULTIPLE\n");
+    printf("  log levels: up to %s\n\n",
+           SHR_LOG_MAX_LEVEL >= SHR_LOG_TRACE ? "trace" : "debug (trace is compiled out)");
 }
 
 int main(int argc, char **argv)

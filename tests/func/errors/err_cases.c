@@ -189,6 +189,15 @@ int main(int argc, char **argv)
         }
         shmem_barrier_all();
         memset(buf, 1, len);
+    } else if (strcmp(mode, "every_path") == 0) {
+        /* correct use of each logged path: heap, put, get, atomic, barrier */
+        long *word = shmem_malloc(sizeof(long)), value = 0;
+        shmem_long_p(word, me, (me + 1) % n);
+        shmem_barrier_all();
+        shmem_long_get(&value, word, 1, (me + 1) % n);
+        shmem_long_atomic_add(word, 1, (me + 1) % n);
+        shmem_barrier_all();
+        shmem_free(word);
     } else if (strcmp(mode, "ok") != 0) {
         fprintf(stderr, "err_cases: unknown mode %s\n", mode);
         return 2;

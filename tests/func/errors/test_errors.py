@@ -283,6 +283,37 @@ def log_file_is_never_redirected():
         shutil.rmtree(d, ignore_errors=True)
 
 
+
+@case
+def log_categories():
+    """Each category logs its paths, and only the categories asked for do:
+    heap and boot at debug level; rma and amo at trace, where the build has
+    trace compiled in (shimmer-info says; release builds compile it out)."""
+    info = subprocess.run([os.path.join(os.path.dirname(OSHRUN), "shimmer-info")],
+                          capture_output=True, text=True).stdout
+    traced = "log levels: up to trace" in info
+    if not traced and "log levels: up to debug" not in info:
+        raise Fail("shimmer-info does not say which log levels are compiled in:\n" + info)
+    rc, out, err = run(["every_path"], n=2, env={"SHIMMER_LOG_LEVEL": "trace",
+                                                 "SHIMMER_LOG_CATEGORIES": "heap,boot,rma,amo"})
+    want = [r"(?m)^shimmer: debug: \[pe 1 \S+\] shmem_malloc: 8 bytes at heap offset 0x",
+            r"(?m)^shimmer: debug: \[pe 0 \S+\] shmem_free: block of \d+ bytes at heap offset 0x",
+            r"(?m)^shimmer: debug: \[pe 0 \S+\] boot \(launcher\): allgather of \d+ bytes per PE",
+            r"(?m)^shimmer: debug: \[pe 1 \S+\] boot \(launcher\): barrier"]
+    trace = r"(?m)^shimmer: trace: \[pe %d \S+\] %s: 8 bytes %s 0x\w+ on PE %d$"
+    rma_amo = [trace % (0, "shmem_long_p", "to", 1), trace % (1, "shmem_long_get", "from", 0),
+               trace % (0, "shmem_long_atomic_add", "at", 1)]
+    expect(rc, out, err, 0, want + (rma_amo if traced else []))
+    if not traced and re.search(r"(?m)^shimmer: trace:", err):
+        raise Fail("trace lines from a build that compiles them out:\n" + err)
+    rc, out, err = run(["every_path"], n=2, env={"SHIMMER_LOG_LEVEL": "trace",
+                                                 "SHIMMER_LOG_CATEGORIES": "coll"})
+    expect(rc, out, err, 0, [r"algorithm BARRIER/\w+ runs"])
+    for other in ("heap offset", "boot (", "shmem_long_p:", "shmem_long_atomic_add:"):
+        if other in err:
+            raise Fail("SHIMMER_LOG_CATEGORIES=coll let a line with %r through:\n%s" % (other, err))
+
+
 # ---------------------------------------------------------------- cleanup
 def job_pids(pid_dir):
     pids = []
