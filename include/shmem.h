@@ -3506,12 +3506,12 @@ void shmemx_c11_type_not_supported(void);
             default: shmemx_c11_type_not_supported)(__VA_ARGS__)
 
 /* Generic names that are also C functions: dispatch on the first argument. */
-#define shmem_sync(...) _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
-    shmem_team_t: shmem_team_sync, default: shmem_sync)(__VA_ARGS__)
 #define shmem_signal_add(...) _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
     shmem_ctx_t: shmem_ctx_signal_add, default: shmem_signal_add)(__VA_ARGS__)
 #define shmem_signal_set(...) _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
     shmem_ctx_t: shmem_ctx_signal_set, default: shmem_signal_set)(__VA_ARGS__)
+#define shmem_sync(...) _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+    shmem_team_t: shmem_team_sync, default: shmem_sync)(__VA_ARGS__)
 #endif /* C11 */
 
 #ifdef __cplusplus
@@ -4488,9 +4488,9 @@ static inline size_t shmem_test_some_vector(unsigned short *ivars, size_t nelems
 static inline size_t shmem_test_some_vector(unsigned int *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned int *cmp_values) { return shmem_uint_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 static inline size_t shmem_test_some_vector(unsigned long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long *cmp_values) { return shmem_ulong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
 static inline size_t shmem_test_some_vector(unsigned long long *ivars, size_t nelems, size_t *indices, const int *status, int cmp, const unsigned long long *cmp_values) { return shmem_ulonglong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values); }
-static inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
 static inline void shmem_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe) { shmem_ctx_signal_add(ctx, sig_addr, signal, pe); }
 static inline void shmem_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe) { shmem_ctx_signal_set(ctx, sig_addr, signal, pe); }
+static inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }
 #endif /* __cplusplus */
 
 #endif /* SHMEM_H */

@@ -57,10 +57,11 @@ class Routine:
 
 
 class Family:
-    def __init__(self, name):
-        self.name = name
+    def __init__(self, name, group):
+        self.name, self.group = name, group
         self.keys = {}
         self.protos = []
+        self.dispatch = []  # (generic name, target routine)
         self.routines = []
         self.generic = None
 
@@ -78,27 +79,40 @@ def read_types(path):
 
 
 def read_families(path):
-    families, fam = [], None
+    """The families of routines.txt, in order, each with its group."""
+    families, fam, group, groups = [], None, None, set()
     for lineno, line in enumerate(open(path), 1):
         line = line.rstrip("\n")
         if not line.strip() or line.lstrip().startswith("#"):
             continue
+        m = re.match(r"^group\s+(\w+)\s+\S", line)
+        if m:
+            group, fam = m.group(1), None
+            if group in groups:
+                sys.exit("%s:%d: group %s starts twice; keep its blocks together"
+                         % (path, lineno, group))
+            groups.add(group)
+            continue
         m = re.match(r"^\[(\w+)\]$", line)
         if m:
-            fam = Family(m.group(1))
+            if group is None:
+                sys.exit("%s:%d: [%s] before the first group line" % (path, lineno, m.group(1)))
+            fam = Family(m.group(1), group)
             families.append(fam)
             continue
         if fam is None:
-            sys.exit("%s:%d: text before the first [family]" % (path, lineno))
+            sys.exit("%s:%d: a key outside a [family] block: %r" % (path, lineno, line))
         key, _, value = line.partition(" ")
         value = value.strip()
         if key == "proto":
             fam.protos.append(value)
+        elif key == "dispatch" and len(value.split()) == 2:
+            fam.dispatch.append(tuple(value.split()))
         elif key in ("names", "class", "sizes", "ctx", "generic", "ret",
-                     "params", "body", "header", "test", "cguard"):
+                     "params", "body", "header", "test", "cguard", "sos"):
             fam.keys[key] = value
         else:
-            sys.exit("%s:%d: unknown key %r" % (path, lineno, key))
+            sys.exit("%s:%d: unknown or malformed key %r" % (path, lineno, key))
     return families
 
 
@@ -120,8 +134,6 @@ def expand(families, types):
             if not m:
                 sys.exit("bad proto: %r" % proto)
             ret, name, params = m.group(1).strip(), m.group(2), m.group(3)
-            if name == "shmem_global_exit":
-                noreturn = True
             fam.routines.append(Routine(fam.name, name, ret, params, None, False,
                                         noreturn=noreturn))
         if "names" not in fam.keys:
@@ -287,34 +299,46 @@ def write_shmem_h(families):
         if fam.generic:
             out.append("")
             out += generic_macro(fam)
-    out += ["",
-            "/* Generic names that are also C functions: dispatch on the first argument. */",
-            "#define shmem_sync(...) _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \\",
-            "    shmem_team_t: shmem_team_sync, default: shmem_sync)(__VA_ARGS__)",
-            "#define shmem_signal_add(...) _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \\",
-            "    shmem_ctx_t: shmem_ctx_signal_add, default: shmem_signal_add)(__VA_ARGS__)",
-            "#define shmem_signal_set(...) _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \\",
-            "    shmem_ctx_t: shmem_ctx_signal_set, default: shmem_signal_set)(__VA_ARGS__)",
-            "#endif /* C11 */", ""]
+    dispatch = dispatched(families)
+    out += ["", "/* Generic names that are also C functions: dispatch on the first argument. */"]
+    for name, target, first in dispatch:
+        out += ["#define %s(...) _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \\" % name,
+                "    %s: %s, default: %s)(__VA_ARGS__)" % (first, target.name, name)]
+    out += ["#endif /* C11 */", ""]
     out += ["#ifdef __cplusplus", "/* ---- C++ overloads of the generic names ---- */"]
     for fam in families:
         if fam.generic:
             out += cxx_overloads(fam, c_sigs)
-    out += ["static inline int shmem_sync(shmem_team_t team) { return shmem_team_sync(team); }",
-            "static inline void shmem_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)"
-            " { shmem_ctx_signal_add(ctx, sig_addr, signal, pe); }",
-            "static inline void shmem_signal_set(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)"
-            " { shmem_ctx_signal_set(ctx, sig_addr, signal, pe); }",
-            "#endif /* __cplusplus */", "", "#endif /* SHMEM_H */"]
+    for name, target, _first in dispatch:
+        out.append(forwarder(name, target))
+    out += ["#endif /* __cplusplus */", "", "#endif /* SHMEM_H */"]
     return out
 
 
-# SOS (a 1.5 library plus shmem_team_ptr) still spells these 1.6 routines
-# shmemx_ (ibput/ibget, signal_add/set, sum_inscan/exscan): shmemx.h maps
-# every such name, typed, sized, ctx and generic, to the standard one, so
-# that code written for SOS builds unchanged.
-SOS_SHMEMX_FAMILIES = {"ibput": None, "ibget": None, "sum_inscan": None, "sum_exscan": None,
-                       "signal": ("signal_add", "signal_set")}
+def dispatched(families):
+    """[(name, target routine, target's first parameter type)] of the
+    `dispatch` keys, checked: name is its block's routine, target exists."""
+    routines = {r.name: r for f in families for r in f.routines}
+    out = []
+    for fam in families:
+        for name, target in fam.dispatch:
+            if name not in {r.name for r in fam.routines} or target not in routines:
+                sys.exit("routines.txt [%s]: dispatch %s %s: both must be routines, the first "
+                         "of this block" % (fam.name, name, target))
+            first = split_params(routines[target].params)
+            if not first:
+                sys.exit("routines.txt [%s]: dispatch target %s has no parameter to select on"
+                         % (fam.name, target))
+            out.append((name, routines[target], first[0][:-len(param_name(first[0]))].strip()))
+    return out
+
+
+def forwarder(name, target):
+    """A C++ inline `name` with target's signature that calls target."""
+    args = ", ".join(param_name(p) for p in split_params(target.params))
+    ret = "" if target.ret == "void" else "return "
+    return "static inline %s %s(%s) { %s%s(%s); }" % (target.ret, name, target.params, ret,
+                                                      target.name, args)
 
 
 def write_shmemx_h(families):
@@ -326,14 +350,17 @@ def write_shmemx_h(families):
            "#ifndef SHMEMX_H", "#define SHMEMX_H", "",
            "#include <shmem.h>", "",
            "/* ---- Sandia OpenSHMEM's shmemx_ names of OpenSHMEM 1.6 routines ---- */"]
+    # SOS (a 1.5 library plus shmem_team_ptr) still spells some 1.6 routines
+    # shmemx_ (the `sos` key): every such name, typed, sized, ctx and
+    # generic, maps to the standard one, so code written for SOS builds.
     for fam in families:
-        if fam.name not in SOS_SHMEMX_FAMILIES:
+        if "sos" not in fam.keys:
             continue
-        only = SOS_SHMEMX_FAMILIES[fam.name]
+        only = fam.keys["sos"].split()
         names = [r.name for r in fam.routines]
         if fam.generic:
             names.append(fam.generic[0])
-        if only:
+        if only != ["all"]:
             names = [n for n in names if any(o in n for o in only)]
         for name in names:
             out.append("#define shmemx_%s %s" % (name[len("shmem_"):], name))
@@ -352,38 +379,13 @@ def write_pshmem_h(families):
     return out
 
 
-SHIM_GROUPS = {
-    "rma": ["put", "p", "iput", "ibput", "get", "g", "iget", "ibget", "put_nbi", "get_nbi"],
-    "signal": ["put_signal", "put_signal_nbi"],
-    "coll": ["alltoall", "alltoall_aset", "alltoalls", "alltoalls_aset", "broadcast",
-             "broadcast_aset", "collect", "collect_aset", "fcollect", "fcollect_aset"],
-    "reduce": ["and_reduce", "or_reduce", "xor_reduce", "max_reduce", "min_reduce",
-               "sum_reduce", "prod_reduce", "sum_inscan", "sum_exscan", "and_to_all",
-               "or_to_all", "xor_to_all", "max_to_all", "min_to_all", "sum_to_all",
-               "prod_to_all"],
-}
-
-
-def shim_group(fam_name):
-    for g, names in SHIM_GROUPS.items():
-        if fam_name in names:
-            return g
-    if fam_name.startswith("atomic_") or fam_name in ("fetch", "set", "cswap", "swap",
-                                                      "finc", "inc", "fadd", "add"):
-        return "amo"
-    if fam_name.startswith(("wait", "test")):
-        return "p2p"
-    sys.exit("family %s has a body but no shim group" % fam_name)
-
-
 def write_shims(families):
     files = {}
     for fam in families:
         for r in fam.routines:
             if r.body is None:
                 continue
-            g = shim_group(fam.name)
-            out = files.setdefault(g, ["/* %s */" % BANNER, "",
+            out = files.setdefault(fam.group, ["/* %s */" % BANNER, "",
                                        '#include "api/api_inline.h"'])
             body = r.body.strip()
             stmts = [s.strip() + ";" for s in body.rstrip(";").split(";")]
@@ -395,28 +397,25 @@ def write_shims(families):
     return {"src/api/gen/shims_%s.c" % g: lines for g, lines in files.items()}
 
 
-EXPORTED_OBJECTS = ["shmemx_internal_ctx_default", "shmemx_internal_team_world",
-                    "shmemx_internal_team_shared"]
-
-
 def write_exports(families, extra):
     out = ["/* %s */" % BANNER, "{", "  global:"]
     for fam in families:
         for r in fam.routines:
             out.append("    %s; p%s;" % (r.name, r.name))
-    for name in EXPORTED_OBJECTS + extra:
+    for name in extra:
         out.append("    %s;" % name)
     out += ["  local: *;", "};"]
     return out
 
 
 def write_routine_list(families):
-    out = ["# %s" % BANNER, "# routine\tfamily\ttypename\tctx\ttest"]
+    out = ["# %s" % BANNER, "# routine\tfamily\ttypename\tctx\ttest\tgroup"]
     for fam in families:
         for r in fam.routines:
             out.append("\t".join([r.name, fam.name, r.type.name if r.type else
                                   (str(r.size) if r.size else "-"),
-                                  "ctx" if r.ctx else "-", fam.keys.get("test", "-")]))
+                                  "ctx" if r.ctx else "-", fam.keys.get("test", "-"),
+                                  fam.group]))
     return out
 
 
@@ -457,10 +456,9 @@ def write_env_doc():
 
 
 def extension_exports():
-    """shmemx_* names: listed one per line in src/api/shmemx.exports."""
+    """The names exported beyond routines.txt's, one per line in
+    src/api/shmemx.exports."""
     path = os.path.join(ROOT, "src/api/shmemx.exports")
-    if not os.path.exists(path):
-        return []
     return [l.split()[0] for l in open(path) if l.strip() and not l.startswith("#")]
 
 

@@ -1,12 +1,14 @@
 #!/usr/bin/env python3
 """Unit test of tools/gen_api.py: output is current, every generated file
 carries its banner, every routine of the spec's symbol list is generated,
-every typed family covers exactly the types of its class, and each
-generated shim makes one call."""
+every typed family covers exactly the types of its class, each
+generated shim makes one call, and a malformed routines.txt is refused
+with a message instead of generating something else."""
 import os
 import re
 import subprocess
 import sys
+import tempfile
 
 root, tsv = sys.argv[1], sys.argv[2]
 failures = []
@@ -45,6 +47,31 @@ for fam in families:
     for r in fam.routines:
         if r.body is not None and len(re.findall(r"\bshr_api_\w+\(", r.body)) != 1:
             failures.append("%s: a shim must make exactly one shr_api_ call" % r.name)
+
+# what routines.txt may not say: each must stop the generator, naming the line
+BAD = {
+    "a family outside any group": "[lonely]\nproto void shmem_x(void)\n",
+    "an unknown key": "group g title\n[f]\nproto void shmem_x(void)\nshim rma\n",
+    "a group started twice": "group g title\n[f]\nproto void shmem_x(void)\n"
+                             "group h title\n[f2]\nproto void shmem_y(void)\n"
+                             "group g title\n[f3]\nproto void shmem_z(void)\n",
+    "a dispatch to a routine that does not exist": "group g title\n[f]\n"
+                                                   "proto void shmem_x(int a)\n"
+                                                   "dispatch shmem_x shmem_ctx_x\n",
+}
+for what, text in BAD.items():
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as tmp:
+        tmp.write(text)
+    try:
+        fams = gen_api.read_families(tmp.name)
+        gen_api.expand(fams, types)
+        gen_api.dispatched(fams)
+        failures.append("routines.txt with %s was accepted" % what)
+    except SystemExit as e:
+        if not str(e.code):
+            failures.append("routines.txt with %s: refused without a message" % what)
+    finally:
+        os.unlink(tmp.name)
 
 for f in failures:
     print("FAIL:", f)
