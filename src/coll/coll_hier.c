@@ -262,12 +262,12 @@ bool shr_hier_begin(shr_coll_t *c, int root, shr_hier_t *h)
     }
     if (c->psync == NULL) {
         h->nw = &c->team->sync[SHR_TA_HIER];
-        h->down = SHR_SYNC_LINE;
-        h->val = SHR_SYNC_LINE + 1;
+        h->down = SHR_WORD_OF(shr_hier_team_words_t, from_leader.down);
+        h->val = SHR_WORD_OF(shr_hier_team_words_t, from_leader.val);
     } else {
         h->nw = &c->sync[SHR_CR_SLOTS + c->slot_words - SHR_SYNC_LINE];
-        h->down = 3;
-        h->val = 4;
+        h->down = SHR_WORD_OF(shr_hier_aset_words_t, from_leader.down);
+        h->val = SHR_WORD_OF(shr_hier_aset_words_t, from_leader.val);
     }
     return true;
 }

@@ -53,13 +53,45 @@ typedef struct shr_hier {
     int my_local;      /* my index in local[] */
     bool is_leader;
     uint64_t *nw;      /* the node-phase words (symmetric, my copy) */
-    size_t down, val;  /* offsets of DOWN and VAL in nw */
+    size_t down, val;  /* word offsets of down and val in nw (team or active set) */
     int root_node;     /* rooted calls: the root's node; else -1 */
 } shr_hier_t;
 
-#define SHR_HW_UP    0 /* leader: members arrived (counter) */
-#define SHR_HW_DONE  1 /* leader: members done with the leader's data (counter) */
-#define SHR_HW_MYVAL 2 /* a member's value for its leader (its own copy) */
+/* The node-phase words of one PE: what its members write when it leads,
+ * with its own value for its leader; and what its leader writes to it. */
+typedef struct shr_hier_member_words {
+    uint64_t up;    /* leader: members arrived (counter) */
+    uint64_t done;  /* leader: members done with the leader's data (counter) */
+    uint64_t myval; /* a member's value for its leader (its own copy) */
+} shr_hier_member_words_t;
+typedef struct shr_hier_leader_words {
+    uint64_t down;  /* released (team: flag; active set: a counter the member consumes) */
+    uint64_t val;   /* a value for this member */
+} shr_hier_leader_words_t;
+/* team: the team area's hier lines, one line per writer */
+typedef struct shr_hier_team_words {
+    union {
+        shr_hier_member_words_t w;
+        shr_sync_line_t line;
+    } mine;
+    shr_hier_leader_words_t from_leader;
+} shr_hier_team_words_t;
+/* active set: the last line of pSync's slot area */
+typedef struct shr_hier_aset_words {
+    shr_hier_member_words_t mine;
+    shr_hier_leader_words_t from_leader;
+} shr_hier_aset_words_t;
+#define SHR_HW_UP    SHR_WORD_OF(shr_hier_member_words_t, up)
+#define SHR_HW_DONE  SHR_WORD_OF(shr_hier_member_words_t, done)
+#define SHR_HW_MYVAL SHR_WORD_OF(shr_hier_member_words_t, myval)
+_Static_assert(offsetof(shr_hier_team_words_t, mine.w) == 0 &&
+               offsetof(shr_hier_aset_words_t, mine) == 0,
+               "SHR_HW_* index both layouts from their start");
+_Static_assert(sizeof(shr_hier_team_words_t) <= sizeof(((shr_coll_team_area_t *)0)->hier),
+               "a team's node words fit its area's hier lines");
+_Static_assert(sizeof(shr_hier_aset_words_t) <= SHR_SYNC_LINE_BYTES,
+               "an active set's node words fit one line");
+SHR_LAYOUT_STARTS_LINE(shr_hier_team_words_t, from_leader);
 
 /* Sets up `h` for call `c`; `root` (a member, or -1) leads its node.  False
  * when the members do not span nodes (or the call is itself a phase of a

@@ -70,48 +70,53 @@ typedef struct shr_coll_args {
     bool inclusive;      /* scan */
 } shr_coll_args_t;
 
-/* ---- layout of one call's words (a ring region or an aligned pSync) ----
- *   line 0  counters (multi-sender, ADD / wait / SUB)
- *   line 1  dissemination counters of internal synchronisations (round r)
- *   line 2+ slot area (payload slots, see coll_slot_*) */
-#define SHR_CW_READY   0   /* sources ready / arrivals */
-#define SHR_CW_DONE    1   /* readers done */
-#define SHR_CW_STAGE   2   /* a middle stage (reduce: slices ready) */
-#define SHR_CW_CHAIN   3   /* chain value (collect offsets) */
-#define SHR_CW_AGREE1  4   /* debug-mode argument agreement */
-#define SHR_CW_AGREE2  5
-#define SHR_CW_BAR_CNT 6   /* active-set central barrier: arrivals (on member 0) */
-#define SHR_CW_BAR_REL 7   /* active-set central barrier: release */
-#define SHR_CR_DISSEM  SHR_SYNC_LINE        /* 8 rounds: up to 256 PEs */
-#define SHR_CR_DISSEM_ROUNDS SHR_SYNC_LINE
-#define SHR_CR_SLOTS   (2 * SHR_SYNC_LINE)  /* first word of the slot area */
+/* ---- layouts: each a struct of 64-bit words, its lines checked below ----
+ * Code indexes the word arrays (c->sync, team->sync) with the SHR_CW_,
+ * SHR_CR_, SHR_TA_ and SHR_DBG_ offsets, which are derived from these
+ * structs, never counted by hand. */
+typedef uint64_t shr_sync_line_t[SHR_SYNC_LINE];
+#define SHR_SYNC_LINE_BYTES (SHR_SYNC_LINE * sizeof(uint64_t))
+/* Word offset of `_member` in layout `_type`. */
+#define SHR_WORD_OF(_type, _member) (offsetof(_type, _member) / sizeof(uint64_t))
+#define SHR_LAYOUT_STARTS_LINE(_type, _member) \
+    _Static_assert(offsetof(_type, _member) % SHR_SYNC_LINE_BYTES == 0, \
+                   #_type "." #_member " starts a line")
 
-/* ---- a team's area (team->sync), in lines ----
- *   0        this PE's own state (never written by peers): shr_coll_state_t
- *   1..2     central barrier: arrivals (member 0), release epoch
- *   3..34    dissemination barrier: one line per round (epochs)
- *   35       debug: the call this PE is in (read by peers on a hang)
- *   36       debug: this PE's arguments (read by peers in agreement)
- *   38..     SHR_COLL_RING regions of SHR_COLL_REGION_LINES lines
- *   then     SHR_TA_HIER_LINES lines of hierarchical calls (coll_hier.c) and
- *            the shared-line barrier's line (member 0's copy is the one used) */
-#define SHR_TA_BAR_COUNT   (1 * SHR_SYNC_LINE)
-#define SHR_TA_BAR_RELEASE (2 * SHR_SYNC_LINE)
-#define SHR_TA_DISSEM      (3 * SHR_SYNC_LINE)
-#define SHR_TA_DISSEM_ROUNDS 32
-#define SHR_TA_DBG_CALL    (35 * SHR_SYNC_LINE)
-#define SHR_TA_DBG_ARGS    (36 * SHR_SYNC_LINE)
-#define SHR_TA_RING        (38 * SHR_SYNC_LINE)
-#define SHR_TA_HIER        (SHR_TA_RING + SHR_COLL_RING * SHR_COLL_REGION_WORDS)
-#define SHR_TA_HIER_LINES  2
-#define SHR_TA_LINE_BAR    (SHR_TA_HIER + SHR_TA_HIER_LINES * SHR_SYNC_LINE)
-#define SHR_TA_WORDS       (SHR_TA_LINE_BAR + SHR_SYNC_LINE)
-#define SHR_COLL_RING      16   /* regions: calls between forced barriers */
-#define SHR_COLL_REGION_SLOT_LINES 32
-#define SHR_COLL_REGION_LINES (2 + SHR_COLL_REGION_SLOT_LINES)
-#define SHR_COLL_REGION_WORDS ((size_t)SHR_COLL_REGION_LINES * SHR_SYNC_LINE)
+/* One call's words: a ring region of a team's area, or the user's pSync
+ * (aligned to a line, with as many slot lines as it holds). */
+typedef struct shr_coll_region {
+    struct {                    /* counters (multi-sender, ADD / wait / SUB) */
+        uint64_t ready;         /* sources ready / arrivals */
+        uint64_t done;          /* readers done */
+        uint64_t stage;         /* a middle stage (reduce: slices ready) */
+        uint64_t chain;         /* chain value (collect offsets) */
+        uint64_t agree1;        /* debug-mode argument agreement */
+        uint64_t agree2;
+        uint64_t bar_cnt;       /* active-set central barrier: arrivals (on member 0) */
+        uint64_t bar_rel;       /* active-set central barrier: release */
+    } counters;
+    shr_sync_line_t dissem;     /* internal synchronisations: round r's counter */
+    shr_sync_line_t slots[32];  /* the slot area (payload slots, see coll_slot_*) */
+} shr_coll_region_t;
+#define SHR_CW_READY   SHR_WORD_OF(shr_coll_region_t, counters.ready)
+#define SHR_CW_DONE    SHR_WORD_OF(shr_coll_region_t, counters.done)
+#define SHR_CW_STAGE   SHR_WORD_OF(shr_coll_region_t, counters.stage)
+#define SHR_CW_CHAIN   SHR_WORD_OF(shr_coll_region_t, counters.chain)
+#define SHR_CW_AGREE1  SHR_WORD_OF(shr_coll_region_t, counters.agree1)
+#define SHR_CW_AGREE2  SHR_WORD_OF(shr_coll_region_t, counters.agree2)
+#define SHR_CW_BAR_CNT SHR_WORD_OF(shr_coll_region_t, counters.bar_cnt)
+#define SHR_CW_BAR_REL SHR_WORD_OF(shr_coll_region_t, counters.bar_rel)
+#define SHR_CR_DISSEM  SHR_WORD_OF(shr_coll_region_t, dissem)
+#define SHR_CR_DISSEM_ROUNDS SHR_SYNC_LINE           /* up to 256 PEs */
+#define SHR_CR_SLOTS   SHR_WORD_OF(shr_coll_region_t, slots) /* first word of the slot area */
+#define SHR_COLL_REGION_SLOT_LINES SHR_ARRAY_SIZE(((shr_coll_region_t *)0)->slots)
+#define SHR_COLL_REGION_WORDS (sizeof(shr_coll_region_t) / sizeof(uint64_t))
+_Static_assert(sizeof(((shr_coll_region_t *)0)->counters) <= SHR_SYNC_LINE_BYTES,
+               "a call's counters fit their line");
+SHR_LAYOUT_STARTS_LINE(shr_coll_region_t, dissem);
+SHR_LAYOUT_STARTS_LINE(shr_coll_region_t, slots);
 
-/* Line 0 of a team's area. */
+/* Line 0 of a team's area: this PE's own state, never written by peers. */
 typedef struct shr_coll_state {
     uint64_t seq;        /* data collectives started on the team */
     uint64_t last_free;  /* every member has left every call numbered <= this */
@@ -119,13 +124,65 @@ typedef struct shr_coll_state {
     uint64_t hier;       /* 0 unknown, 1 hierarchical (coll_hier.c), 2 flat */
 } shr_coll_state_t;
 
-/* Debug line "the call this PE is in" (team area line 35; WORLD's for
- * active sets, at word +4). */
-#define SHR_DBG_KIND  0      /* kind + 1 while inside, 0 outside */
-#define SHR_DBG_SEQ   1      /* team: number of the last data collective entered */
-#define SHR_DBG_EPOCH 2      /* team: epoch of the last barrier entered */
-#define SHR_DBG_ASET_KIND 4  /* active set: kind + 1 while inside */
-#define SHR_DBG_ASET_PSYNC 5 /* active set: pSync as (segment << 56 | offset) */
+/* The debug line "the call this PE is in", read by peers on a hang: a
+ * team's calls, and on WORLD's line also the active-set calls. */
+typedef struct shr_coll_dbg_line {
+    uint64_t kind;       /* kind + 1 while inside, 0 outside */
+    uint64_t seq;        /* team: number of the last data collective entered */
+    uint64_t epoch;      /* team: epoch of the last barrier entered */
+    uint64_t aset_kind;  /* active set: kind + 1 while inside */
+    uint64_t aset_psync; /* active set: pSync as (segment << 56 | offset) */
+} shr_coll_dbg_line_t;
+#define SHR_DBG_KIND       SHR_WORD_OF(shr_coll_dbg_line_t, kind)
+#define SHR_DBG_SEQ        SHR_WORD_OF(shr_coll_dbg_line_t, seq)
+#define SHR_DBG_EPOCH      SHR_WORD_OF(shr_coll_dbg_line_t, epoch)
+#define SHR_DBG_ASET_KIND  SHR_WORD_OF(shr_coll_dbg_line_t, aset_kind)
+#define SHR_DBG_ASET_PSYNC SHR_WORD_OF(shr_coll_dbg_line_t, aset_psync)
+
+/* A team's area (team->sync): the team's own synchronisation state and a
+ * ring of regions, one per data collective, reused after forced barriers. */
+#define SHR_COLL_RING 16 /* regions: calls between forced barriers */
+typedef struct shr_coll_team_area {
+    union {
+        shr_coll_state_t state;
+        shr_sync_line_t line;
+    } own;
+    shr_sync_line_t bar_count;    /* central barrier: arrivals (member 0) */
+    shr_sync_line_t bar_release;  /* central barrier: release epoch */
+    shr_sync_line_t dissem[32];   /* dissemination barrier: one line per round (epochs) */
+    union {
+        shr_coll_dbg_line_t call;
+        shr_sync_line_t line;
+    } dbg_call;                   /* debug: the call this PE is in */
+    shr_sync_line_t dbg_args;     /* debug: this PE's arguments (agreement) */
+    shr_coll_region_t ring[SHR_COLL_RING];
+    shr_sync_line_t hier[2];      /* hierarchical calls' node words (coll_hier_int.h) */
+    shr_sync_line_t line_bar;     /* the shared-line barrier (member 0's copy is used) */
+} shr_coll_team_area_t;
+#define SHR_TA_BAR_COUNT     SHR_WORD_OF(shr_coll_team_area_t, bar_count)
+#define SHR_TA_BAR_RELEASE   SHR_WORD_OF(shr_coll_team_area_t, bar_release)
+#define SHR_TA_DISSEM        SHR_WORD_OF(shr_coll_team_area_t, dissem)
+#define SHR_TA_DISSEM_ROUNDS SHR_ARRAY_SIZE(((shr_coll_team_area_t *)0)->dissem)
+#define SHR_TA_DBG_CALL      SHR_WORD_OF(shr_coll_team_area_t, dbg_call)
+#define SHR_TA_DBG_ARGS      SHR_WORD_OF(shr_coll_team_area_t, dbg_args)
+#define SHR_TA_RING          SHR_WORD_OF(shr_coll_team_area_t, ring)
+#define SHR_TA_HIER          SHR_WORD_OF(shr_coll_team_area_t, hier)
+#define SHR_TA_HIER_LINES    SHR_ARRAY_SIZE(((shr_coll_team_area_t *)0)->hier)
+#define SHR_TA_LINE_BAR      SHR_WORD_OF(shr_coll_team_area_t, line_bar)
+#define SHR_TA_WORDS         (sizeof(shr_coll_team_area_t) / sizeof(uint64_t))
+_Static_assert(offsetof(shr_coll_team_area_t, own) == 0 &&
+               sizeof(shr_coll_state_t) <= SHR_SYNC_LINE_BYTES,
+               "a team's own state is its area's first line");
+_Static_assert(sizeof(shr_coll_dbg_line_t) <= SHR_SYNC_LINE_BYTES, "the debug line is a line");
+_Static_assert(sizeof(shr_coll_region_t) % SHR_SYNC_LINE_BYTES == 0, "regions are whole lines");
+SHR_LAYOUT_STARTS_LINE(shr_coll_team_area_t, bar_count);
+SHR_LAYOUT_STARTS_LINE(shr_coll_team_area_t, bar_release);
+SHR_LAYOUT_STARTS_LINE(shr_coll_team_area_t, dissem);
+SHR_LAYOUT_STARTS_LINE(shr_coll_team_area_t, dbg_call);
+SHR_LAYOUT_STARTS_LINE(shr_coll_team_area_t, dbg_args);
+SHR_LAYOUT_STARTS_LINE(shr_coll_team_area_t, ring);
+SHR_LAYOUT_STARTS_LINE(shr_coll_team_area_t, hier);
+SHR_LAYOUT_STARTS_LINE(shr_coll_team_area_t, line_bar);
 
 /* ---- call set-up (coll_team.c, coll_aset.c) ---- */
 
@@ -344,6 +401,8 @@ typedef struct shr_coll_sig {
     const char *what[4];
     uint64_t value[4];
 } shr_coll_sig_t;
+_Static_assert(1 + SHR_ARRAY_SIZE(((shr_coll_sig_t *)0)->value) <= SHR_SYNC_LINE,
+               "the kind and the values fit the debug-args line (SHR_TA_DBG_ARGS)");
 
 void shr_coll_agree_team(const char *fn, shr_team_t *team, shr_coll_kind_t kind,
                          const shr_coll_sig_t *sig);
