@@ -124,6 +124,13 @@ int shr_launch_spawn_remote(const shr_launch_opts_t *opts)
     unsetenv(SHR_BOOT_ENV_FD);
     unsetenv(SHR_BOOT_ENV_RANK);
     unsetenv(SHR_BOOT_ENV_SIZE);
+    /* When a PE dies, mpirun's daemons give the others a second between
+     * SIGTERM and SIGKILL: the job took 2-3 s to end.  PEs keep nothing that
+     * needs that second (memfds go with the process), so kill at once: the
+     * job then ends within 0.1 s of the death (docs/multinode.md).  An
+     * environment variable, so an mpirun that does not know it ignores it;
+     * the user's own setting wins. */
+    setenv("OMPI_MCA_odls_base_sigkill_timeout", "0", 0);
     fflush(NULL);
     execvp(argv[0], argv);
     err = errno;

@@ -7,6 +7,7 @@
  *   exit VICTIM STATUS  VICTIM calls shmem_global_exit(STATUS), the others
  *                       wait in a barrier */
 #include <signal.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -39,9 +40,12 @@ int main(int argc, char **argv)
         return 1;
     }
     if (me == victim) {
-        fprintf(stderr, "mn_fault: PE %d on %s kills itself\n", me, host);
-        fflush(NULL);
+        struct timespec at;
         usleep(200000); /* let the others reach their wait */
+        clock_gettime(CLOCK_REALTIME, &at); /* the hosts share the clock */
+        fprintf(stderr, "mn_fault: PE %d on %s kills itself at %ld.%09ld\n", me, host,
+                (long)at.tv_sec, at.tv_nsec);
+        fflush(NULL);
         raise(SIGKILL);
     }
     if (strcmp(mode, "kill-busy") == 0) {
