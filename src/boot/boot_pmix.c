@@ -88,6 +88,29 @@ static void shr_boot_pmix_at_exit(void)
     }
 }
 
+/* The PMIx server is gone (kill -9 of mpirun, a dead slurmstepd): nobody
+ * can end this PE any more and its peers are going or gone, so it ends
+ * itself instead of waiting forever.  Runs on PMIx's progress thread: only
+ * a write and _exit. */
+static void shr_boot_pmix_on_lost_server(size_t evhdlr_id, pmix_status_t status,
+                                         const pmix_proc_t *source, pmix_info_t info[],
+                                         size_t ninfo, pmix_info_t *results, size_t nresults,
+                                         pmix_event_notification_cbfunc_fn_t cbfunc,
+                                         void *cbdata)
+{
+    char line[256];
+
+    (void)evhdlr_id, (void)status, (void)source, (void)info, (void)ninfo, (void)results;
+    (void)nresults, (void)cbfunc, (void)cbdata;
+    int n = snprintf(line, sizeof(line), "shimmer: error: [pe %u %s] lost the connection to "
+                     "the PMIx server (the launcher is gone); ending this PE\n",
+                     shr_boot_px.me.rank, shr_boot_px.node);
+    ssize_t ignored = write(STDERR_FILENO, line, n > 0 && (size_t)n < sizeof(line)
+                                                     ? (size_t)n : sizeof(line) - 1);
+    (void)ignored;
+    _exit(shr_boot_exit_code(1));
+}
+
 static shr_status_t shr_boot_pmix_init(int *rank_p, int *size_p, bool finalizes_at_exit)
 {
     pmix_value_t *val = NULL;
@@ -111,6 +134,8 @@ static shr_status_t shr_boot_pmix_init(int *rank_p, int *size_p, bool finalizes_
             return SHR_ERR_PEER_LOST;
         }
         shr_boot_px.connected = true;
+        pmix_status_t lost = PMIX_ERR_LOST_CONNECTION;
+        PMIx_Register_event_handler(&lost, 1, NULL, 0, shr_boot_pmix_on_lost_server, NULL, NULL);
         /* A server that sees a client leave without PMIx_Finalize reports it
          * as failed.  Registered before the library's own exit hook, so it
          * runs after it. */

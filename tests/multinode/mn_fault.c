@@ -5,7 +5,9 @@
  *   kill-busy VICTIM    the same while the others get from VICTIM in a loop
  *                       (the remote transport sees the peer vanish)
  *   exit VICTIM STATUS  VICTIM calls shmem_global_exit(STATUS), the others
- *                       wait in a barrier */
+ *                       wait in a barrier
+ *   wait                every PE waits for a word nobody writes (the test
+ *                       kills the launcher) */
 #include <signal.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +33,12 @@ int main(int argc, char **argv)
         return test_pass("mn_fault hello");
     }
     shmem_barrier_all();
+    if (strcmp(mode, "wait") == 0) {
+        printf("PE %d waits\n", me);
+        fflush(stdout);
+        shmem_long_wait_until(&word, SHMEM_CMP_EQ, 1);
+        return 1;
+    }
     if (strcmp(mode, "exit") == 0) {
         if (me == victim) {
             shmem_global_exit(argc > 3 ? atoi(argv[3]) : 3);

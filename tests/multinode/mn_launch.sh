@@ -14,6 +14,8 @@
 #      --hostfile the job ends with status 137 (measured within 0.1 s of the
 #      death; checked with a 2 s liveness bound);
 #   4. shmem_global_exit(7) on another host ends the job with status 7;
+#      kill -9 of mpirun while every PE waits: every PE on every host ends
+#      by itself (PMIx lost-connection event; measured 1.0 s, bound 5 s);
 #   5. start-up: 4 PEs on 2 hosts against mpirun starting `true` (reported;
 #      fails only beyond 3x, the benchmark in docs/multinode.md holds the
 #      1.2x target).
@@ -133,6 +135,36 @@ unset OMPI_MCA_plm_rsh_agent OMPI_MCA_oob_tcp_if_include OMPI_MCA_btl_tcp_if_inc
 on_head "mpirun $ROOT --hostfile $hf $FLAGS -np 4 $PROG exit 3 7" > /dev/null 2>&1
 rc=$?
 [ $rc = 7 ] && ok "shmem_global_exit(7) on ${P}1: job status 7" || fail "global_exit: status $rc"
+
+# kill -9 of the launcher: nobody is left to end the PEs, they end themselves
+job_pes() { for ((k = 0; k < 2; k++)); do
+    for pid in $(ip netns pids "$P$k" 2>/dev/null); do
+        # the PEs themselves: argv[0] is the program (not mpirun, not a shell)
+        [ "$(tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null)" = "$PROG wait " ] &&
+            echo "$P$k:$pid"
+    done; done; }
+"$CLUSTER" exec "${P}0" "cd /tmp && exec mpirun $ROOT --hostfile $hf $FLAGS -np 4 $PROG wait" \
+    > /dev/null 2>&1 &
+for ((i = 0; i < 300 && $(job_pes | wc -l) < 4; i++)); do sleep 0.05; done
+sleep 0.5 # every PE in its wait
+mpirun_pid=$(for pid in $(ip netns pids "${P}0"); do
+    grep -qa "^mpirun" "/proc/$pid/cmdline" 2>/dev/null && echo "$pid"; done | head -1)
+if [ "$(job_pes | wc -l)" != 4 ] || [ -z "$mpirun_pid" ]; then
+    fail "kill -9 of mpirun: the job did not start ($(job_pes | wc -l) PEs, mpirun '$mpirun_pid')"
+else
+    t0=$(date +%s.%N)
+    kill -9 "$mpirun_pid"
+    for ((i = 0; i < 250 && $(job_pes | wc -l) > 0; i++)); do sleep 0.02; done
+    took=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.2f", b - a }')
+    left=$(job_pes)
+    if [ -z "$left" ]; then
+        ok "kill -9 of mpirun: every PE on both hosts gone ${took} s later"
+    else
+        fail "kill -9 of mpirun: still running after ${took} s: $left"
+        for pe in $left; do kill -9 "${pe#*:}" 2>/dev/null; done
+    fi
+fi
+wait
 
 # ---- 5: start-up ------------------------------------------------------------------
 median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
