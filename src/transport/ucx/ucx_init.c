@@ -18,13 +18,17 @@
  * atomicity design, docs/ucx.md), TLS=^sm (no intra-node transports: this
  * node's PEs are mapped, not reached through UCX), before UCX 1.14
  * MAX_RNDV_RAILS=1 (one RMA lane, so that ucp_worker_fence orders; 1.14
- * does this itself; with more rails shmem_fence flushes instead), and on a
- * node without RDMA devices MODULES=^ib,rdmacm (start-up, see
+ * does this itself; with more rails shmem_fence flushes instead),
+ * TCP_TX_SEG_SIZE=64k (RMA over TCP in the largest pieces the receiver
+ * takes: 3x the bandwidth of UCX's 8 KiB, docs/ucx.md), and on a node
+ * without RDMA devices MODULES=^ib,rdmacm (start-up, see
  * shr_ucx_context_make).
  */
 #include "core/remote.h"
 
 #include <dirent.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
 #include <ucs/config/global_opts.h>
@@ -78,6 +82,46 @@ static bool rdma_devices_present(void)
     return found;
 }
 
+/* True if the comma-separated `list` has `name` as one of its items. */
+static bool list_has(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+
+    for (const char *p = list;; p++) {
+        if (strncmp(p, name, n) == 0 && (p[n] == ',' || p[n] == '\0')) {
+            return true;
+        }
+        p = strchr(p, ',');
+        if (p == NULL) {
+            return false;
+        }
+    }
+}
+
+/* True if UCX will open its TCP transport: UCX_TLS leaves it in, and some
+ * interface UCX_NET_DEVICES allows is up (loopback counts).  An option for
+ * a transport UCX does not open makes every worker creation warn. */
+static bool tcp_transport_in_use(void)
+{
+    const char *tls = shr_env_get_raw("UCX_TLS");
+    const char *devs = shr_env_get_raw("UCX_NET_DEVICES");
+    struct ifaddrs *ifs, *i;
+    bool found = false;
+
+    if (tls != NULL && strcmp(tls, "all") != 0 && (tls[0] == '^') == (strstr(tls, "tcp") != NULL)) {
+        return false; /* "^...,tcp,..." or a list without tcp */
+    }
+    if (getifaddrs(&ifs) != 0) {
+        return false;
+    }
+    for (i = ifs; i != NULL && !found; i = i->ifa_next) {
+        found = (i->ifa_flags & IFF_UP) &&
+                (devs == NULL || strcmp(devs, "all") == 0 || list_has(devs, i->ifa_name));
+    }
+    freeifaddrs(ifs);
+    return found;
+}
+
 /* The context, without logging (the start-up helper thread calls it too).
  * local_remote: SHIMMER_REMOTE_PES sends this node's peers through UCX. */
 static ucs_status_t shr_ucx_context_make(size_t n_eps, size_t ppn, bool local_remote,
@@ -99,6 +143,16 @@ static ucs_status_t shr_ucx_context_make(size_t n_eps, size_t ppn, bool local_re
      * of worker creation per process at start-up. */
     if (shr_env_get_raw("UCX_TLS") == NULL && !local_remote) {
         ucp_config_modify(config, "TLS", "^sm");
+    }
+    /* UCX's TCP transport moves a put or get that is not sent in one piece
+     * as active messages of TX_SEG_SIZE (8 KiB), a system call and a
+     * receive each; the receiver's segment is 64 KiB.  Sending that much
+     * per call triples put and get bandwidth between hosts (docs/ucx.md).
+     * A user who sizes either segment sizes both.  (The key is the
+     * transport's own name for it; UCX applies it to the TCP interfaces.) */
+    if (shr_env_get_raw("UCX_TCP_TX_SEG_SIZE") == NULL &&
+        shr_env_get_raw("UCX_TCP_RX_SEG_SIZE") == NULL && tcp_transport_in_use()) {
+        ucp_config_modify(config, "TX_SEG_SIZE", "64k");
     }
     /* Without RDMA devices, loading the ib and rdmacm modules (with
      * libibverbs, librdmacm, libnl) only to find nothing costs ~3 ms per
