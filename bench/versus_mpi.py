@@ -198,8 +198,26 @@ def cell(pl, mid, x):
     return v
 
 
+def out_of_reach(pl, t, x):
+    """What the target asks of Shimmer at size x, if that is beyond the
+    machine limit measured in the same run (the same-pattern copy: no
+    implementation of the pattern reaches it here); None otherwise.  Only on
+    one node: the link peak across hosts is what some method reached."""
+    s, lim = pl.curves.get(t.theirs.id, {}).get(x), pl.limit.get((t.ours.id, x))
+    if pl.id != "node" or s is None or not lim:
+        return None
+    r = rate(t.theirs, x, s.median)       # a latency target: time <= f x theirs is rate >= theirs / f
+    need = r * t.factor if t.op == ">=" else r / t.factor
+    if need <= lim:
+        return None
+    if t.ours.shape == "bw":
+        return "needs %s MB/s, the copy reaches %s" % (fmt(need), fmt(lim))
+    return "needs %s us, the copy alone takes %s" % (fmt(x / need), fmt(x / lim))
+
+
 def judge(pl, t, quick):
-    """(verdict, detail) of one target at every size it covers."""
+    """(verdict, detail) of one target at every size it covers.  BLOCKED: every
+    size it misses asks for more than the same run's machine limit allows."""
     ours, theirs = pl.curves.get(t.ours.id, {}), pl.curves.get(t.theirs.id, {})
     sizes = [x for x in pl.sizes if x <= t.max_size and x in ours and x in theirs]
     if not sizes:
@@ -210,12 +228,18 @@ def judge(pl, t, quick):
     detail = "%d sizes, worst %s× at %s" % (len(sizes), fmt(ratios[worst]), human(worst))
     if quick:
         return "—", detail
+    blocked = {x: out_of_reach(pl, t, x) for x in missed}
+    blocked = {x: why for x, why in blocked.items() if why}
     if missed:
         detail = "missed at %d of %d sizes: %s" % (len(missed), len(sizes), ", ".join(
             "%s %s×" % (human(x), fmt(ratios[x])) for x in missed[:6]) + (", …" if len(missed) > 6 else ""))
+    if blocked:
+        detail += "; out of reach (%s, this run) at %s" % (
+            "limits/memcpy_bw", ", ".join("%s: %s" % (human(x), why) for x, why in sorted(blocked.items())))
     invalid = any(ours[x].invalid or theirs[x].invalid for x in sizes)
     fault = any((t.ours.id, x) in pl.faults or (t.theirs.id, x) in pl.faults for x in sizes)
-    verdict = "INVALID" if invalid else "MISSED" if missed else "met"
+    verdict = ("INVALID" if invalid else "BLOCKED" if missed and len(blocked) == len(missed)
+               else "MISSED" if missed else "met")
     if fault:
         verdict += " (fault)"
     elif any(ours[x].noisy or theirs[x].noisy for x in missed or sizes):

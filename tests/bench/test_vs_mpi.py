@@ -29,6 +29,8 @@ SIZES = [8 << k for k in range(20)]          # 8 B .. 4 MiB
 REPS = 3
 GET_MISS = 4096                              # the size where Shimmer's get flood loses
 FAULT = 1 << 20                              # the size where Shimmer's put flood beats memcpy
+PUT_LAT_MISS = 1024                          # put + quiet above 0.5x MPI's, which a copy allows
+OUT_OF_REACH = 2048                          # 0.5x MPI's put and get latency is below one copy
 
 
 def memcpy_bw(x):
@@ -53,10 +55,14 @@ def values():
             v[("shimmer", pre + "get_lat", None, x)] = {"latency_us": 1.1 * t + 0.002}
             v[("shimmer", pre + "signal_lat", None, x)] = {"latency_us": 2 * t + 0.06}
             v[("shimmer", pre + "lastbyte_lat", None, x)] = {"latency_us": 2 * t + 0.045}
+            # MPI's blocking latency: 3x the copy, but at PUT_LAT_MISS just
+            # under 2x Shimmer's and at OUT_OF_REACH 1.5x the copy (half of
+            # it is less than the copy takes)
+            lat = 2.2 * t + 0.004 if x == PUT_LAT_MISS else 1.5 * t if x == OUT_OF_REACH else 3 * t + 0.02
             v[("mpi", pre + "mpi_rma", ("op", "put"), x)] = {"bandwidth_MBps": 0.5 * mc * scale,
-                                                             "latency_us": 3 * t + 0.02}
-            v[("mpi", pre + "mpi_rma", ("op", "get"), x)] = {"bandwidth_MBps": 0.7 * mc * scale,
-                                                             "latency_us": 3 * t + 0.02}
+                                                             "latency_us": lat}
+            v[("mpi", pre + "mpi_rma", ("op", "get"), x)] = {
+                "bandwidth_MBps": 0.7 * mc * scale, "latency_us": 1.5 * t if x == OUT_OF_REACH else 3 * t + 0.02}
             v[("mpi", pre + "mpi_msg", None, x)] = {"bandwidth_MBps": 0.3 * mc * scale, "latency_us": 4 * t + 0.1}
     v[("limit", "cacheline_pingpong", ("mode", "flag"), None)] = {"latency_us": 0.04}
     return v
@@ -131,6 +137,7 @@ class VersusMpi(unittest.TestCase):
             ("node", "put_flood", "rma_put_agg", ">=", 1.0), ("node", "get_flood", "rma_get_agg", ">=", 1.0),
             ("node", "get_flood", "isend", ">=", 1.0), ("node", "put_blocking", "rma_put_flush", "<=", 0.5, 4096)]}
         put_rma, get_rma, get_isend, put_lat = (node[t] for t in by)
+        get_lat = node[versus_mpi.Target("node", "get_blocking", "rma_get_flush", "<=", 0.5, 4096).text()]
         # put flood 0.9x memcpy vs MPI 0.5x: met everywhere, but one size is a fault
         self.assertEqual(put_rma["verdict"], "met (fault)")
         self.assertIn("20 sizes", put_rma["detail"])
@@ -138,9 +145,22 @@ class VersusMpi(unittest.TestCase):
         self.assertEqual(get_rma["verdict"], "MISSED")
         self.assertIn("missed at 1 of 20 sizes: 4 KiB", get_rma["detail"])
         self.assertEqual(get_isend["verdict"], "met")
-        # put + quiet: (1.2 t + 2 ns) <= 0.5 (3 t + 20 ns) holds up to 4 KiB
-        self.assertEqual(put_lat["verdict"], "met")
-        self.assertIn("10 sizes", put_lat["detail"])
+        # put + quiet: (1.2 t + 2 ns) <= 0.5 (3 t + 20 ns) holds up to 4 KiB but
+        # at two sizes: at 1 KiB a copy would allow it (MISSED), at 2 KiB
+        # half of MPI's time is less than the copy takes (out of reach)
+        self.assertEqual(put_lat["verdict"], "MISSED")
+        self.assertIn("missed at 2 of 10 sizes: 1 KiB", put_lat["detail"])
+        self.assertIn("out of reach (limits/memcpy_bw, this run) at 2 KiB: needs", put_lat["detail"])
+        self.assertNotIn("at 1 KiB:", put_lat["detail"])
+        # getmem misses only where no copy could: blocked, with the measurement
+        self.assertEqual(get_lat["verdict"], "BLOCKED")
+        self.assertIn("missed at 1 of 10 sizes: 2 KiB", get_lat["detail"])
+        t = OUT_OF_REACH / memcpy_bw(OUT_OF_REACH)
+        self.assertIn("needs %s us, the copy alone takes %s" % (versus_mpi.fmt(0.75 * t), versus_mpi.fmt(0.99 * t)),
+                      get_lat["detail"])
+        # across hosts the link peak is what a method reached: never a bound
+        hosts = self.targets(summary, "hosts")
+        self.assertFalse(any(h["verdict"] == "BLOCKED" or "out of reach" in h["detail"] for h in hosts.values()))
         self.assertIn("## Shimmer vs MPI", md)
         self.assertIn("Shimmer vs MPI", out)
 
