@@ -4,6 +4,9 @@
  * runtime-gated argument checks, then one call into src/coll.  Cross-PE checks (same sizes, root, buffers on every member)
  * need communication and run inside src/coll when checks are on.
  */
+#include <pthread.h>
+#include <string.h>
+
 #include "api/api_inline.h"
 #include "coll/coll.h"
 
@@ -70,7 +73,31 @@ static SHR_ALWAYS_INLINE bool aset_has_me(int start, int log, int size)
            (rel & ((1u << log) - 1)) == 0 && (rel >> log) < (unsigned)size;
 }
 
-static SHR_COLD void check_aset_shape(const char *fn, int start, int log, int size)
+/* Once per routine per process: a fixed table of the names warned about
+ * (more routines than slots only repeat the warning). */
+static bool first_outside_call(const char *fn)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static const char *warned[64];
+    bool first = true;
+
+    pthread_mutex_lock(&lock);
+    for (size_t i = 0; i < sizeof(warned) / sizeof(warned[0]); i++) {
+        if (warned[i] == NULL) {
+            warned[i] = fn;
+            break;
+        }
+        if (strcmp(warned[i], fn) == 0) {
+            first = false;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&lock);
+    return first;
+}
+
+/* False when the call is to do nothing (see aset_enter). */
+static SHR_COLD bool check_aset_shape(const char *fn, int start, int log, int size)
 {
     shr_check_init(fn);
     if (log < 0 || log > 30 || size < 1 || start < 0 ||
@@ -80,25 +107,31 @@ static SHR_COLD void check_aset_shape(const char *fn, int start, int log, int si
                            "0, PE_size >= 1 and PE_start + (PE_size - 1) * 2^logPE_stride < %d",
                        start, log, size, shr_g.n_pes, shr_g.n_pes);
     }
-    int rel = shr_g.my_pe - start;
-    if (rel < 0 || (rel & ((1 << log) - 1)) != 0 || (rel >> log) >= size) {
+    if (shr_g.checks) {
         shr_check_fail(fn, "PE %d is not in the active set (PE_start %d, logPE_stride %d, "
                            "PE_size %d); only its members may call the collective",
                        shr_g.my_pe, start, log, size);
     }
+    if (first_outside_call(fn)) {
+        shr_warn("%s: PE %d is not in the active set (PE_start %d, logPE_stride %d, PE_size "
+                 "%d): the call returns without effect, as with Open MPI's OSHMEM (once per "
+                 "routine; SHMEM_DEBUG=1 makes it an error)", fn, shr_g.my_pe, start, log, size);
+    }
+    return false;
 }
 
 /* Checked on every call, checks on or not: a set that does not fit the job
- * would fault, a PE outside it would wait forever (a few integer
- * operations against a collective's hundreds of nanoseconds). */
-static SHR_ALWAYS_INLINE void aset_require(const char *fn, int start, int log, int size)
+ * would fault (an error always).  A PE outside the set: undefined in the
+ * standard; Open MPI's OSHMEM and the code written for it return at once
+ * without effect, so release mode does that with a warning and debug mode
+ * reports it (docs/collectives.md).  A few integer operations against a
+ * collective's hundreds of nanoseconds.  False: return without effect. */
+static SHR_ALWAYS_INLINE bool aset_enter(const char *fn, int start, int log, int size)
 {
-    if (SHR_UNLIKELY(!aset_has_me(start, log, size))) {
-        check_aset_shape(fn, start, log, size);
-    }
+    return SHR_LIKELY(aset_has_me(start, log, size)) || check_aset_shape(fn, start, log, size);
 }
 
-/* With checks on, after aset_require: pSync and the buffers. */
+/* With checks on, after aset_enter: pSync and the buffers. */
 static SHR_COLD void check_aset(const char *fn, long *pSync, const void *dest, size_t dlen,
                                 const void *src, size_t slen)
 {
@@ -114,7 +147,9 @@ static SHR_COLD void check_aset(const char *fn, long *pSync, const void *dest, s
 
 void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    aset_require("shmem_barrier", PE_start, logPE_stride, PE_size);
+    if (!aset_enter("shmem_barrier", PE_start, logPE_stride, PE_size)) {
+        return;
+    }
     SHR_API_CHECK(check_aset("shmem_barrier", pSync, NULL, 0, NULL, 0));
     shr_quiet_before_arrival(shr_ctx_default);
     shr_coll_barrier_aset("shmem_barrier", PE_start, logPE_stride, PE_size, pSync);
@@ -123,7 +158,9 @@ SHR_API_ALIAS(shmem_barrier)
 
 void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    aset_require("shmem_sync", PE_start, logPE_stride, PE_size);
+    if (!aset_enter("shmem_sync", PE_start, logPE_stride, PE_size)) {
+        return;
+    }
     SHR_API_CHECK(check_aset("shmem_sync", pSync, NULL, 0, NULL, 0));
     /* sync does not complete RMA; the fence keeps our own stores first */
     shr_fence_stores();
@@ -169,7 +206,9 @@ void shr_api_alltoall_aset(const char *fn, void *dest, const void *src, ptrdiff_
                            ptrdiff_t sst, size_t nelems, size_t elem, int PE_start,
                            int logPE_stride, int PE_size, long *pSync)
 {
-    aset_require(fn, PE_start, logPE_stride, PE_size);
+    if (!aset_enter(fn, PE_start, logPE_stride, PE_size)) {
+        return;
+    }
     SHR_API_CHECK((check_aset(fn, pSync, dest, 0, src, 0),
                    check_alltoall(fn, PE_size, dest, src, dst, sst, nelems, elem)));
     shr_coll_alltoall_aset(fn, dest, src, dst, sst, nelems, elem, PE_start, logPE_stride, PE_size,
@@ -197,7 +236,9 @@ int shr_api_broadcast(const char *fn, shr_team_t *team, void *dest, const void *
 void shr_api_broadcast_aset(const char *fn, void *dest, const void *src, size_t len, int root,
                             int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    aset_require(fn, PE_start, logPE_stride, PE_size);
+    if (!aset_enter(fn, PE_start, logPE_stride, PE_size)) {
+        return;
+    }
     SHR_API_CHECK((check_aset(fn, pSync, dest, len, src, len),
                    check_bcast(fn, PE_size, dest, src, len, root)));
     shr_coll_broadcast_aset(fn, dest, src, len, root, PE_start, logPE_stride, PE_size, pSync);
@@ -226,7 +267,9 @@ int shr_api_collect(const char *fn, shr_team_t *team, void *dest, const void *sr
 void shr_api_collect_aset(const char *fn, void *dest, const void *src, size_t len, bool fixed,
                           int PE_start, int logPE_stride, int PE_size, long *pSync)
 {
-    aset_require(fn, PE_start, logPE_stride, PE_size);
+    if (!aset_enter(fn, PE_start, logPE_stride, PE_size)) {
+        return;
+    }
     SHR_API_CHECK((check_aset(fn, pSync, dest, len, src, len),
                    check_collect(fn, PE_size, dest, src, len, fixed)));
     shr_coll_collect_aset(fn, dest, src, len, fixed, PE_start, logPE_stride, PE_size, pSync);
@@ -268,7 +311,9 @@ void shr_api_reduce_aset(const char *fn, void *dest, const void *src, int nreduc
                          shr_dtype_t dt, shr_op_t op, int PE_start, int logPE_stride,
                          int PE_size, void *pWrk, long *pSync)
 {
-    aset_require(fn, PE_start, logPE_stride, PE_size);
+    if (!aset_enter(fn, PE_start, logPE_stride, PE_size)) {
+        return;
+    }
     SHR_API_CHECK((check_aset(fn, pSync, dest,
                               (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt), src,
                               (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt)),

@@ -49,6 +49,25 @@ int main(int argc, char **argv)
         if (me == 2) {
             shmem_barrier(0, 0, 2, psync);
         }
+    } else if (!strcmp(c, "aset_outsider")) {
+        /* code written for Open MPI's OSHMEM: every PE calls, the set is
+         * {0, 1}; PE 2 must come back untouched, the members right */
+        static long src[2], dst[2], sum[2];
+        src[0] = me + 10;
+        src[1] = me + 20;
+        dst[0] = dst[1] = sum[0] = sum[1] = -1;
+        shmem_barrier_all();
+        for (int round = 0; round < 3; round++) {
+            shmem_broadcast64(dst, src, 2, 0, 0, 0, 2, psync);
+            shmem_barrier_all();
+            shmem_long_sum_to_all(sum, src, 2, 0, 0, 2, pwrk, psync);
+            shmem_barrier_all();
+        }
+        long want_dst = me == 1 ? 10 : -1, want_sum = me < 2 ? 21 : -1;
+        CHECK_EQ(dst[0], want_dst);
+        CHECK_EQ(sum[0], want_sum);
+        CHECK_EQ(sum[1], me < 2 ? 41 : -1);
+        printf("PE %d ok\n", me);
     } else if (!strcmp(c, "aset_too_big")) {
         /* the openshmem-examples' bcast3 on fewer than 4 PEs */
         static long src[2], dst[2];
