@@ -141,7 +141,7 @@ void shr_launch_on_timeout(shr_launch_job_t *job);
 /* The grace period after SIGTERM is over (or oshrun gives up): SIGKILL. */
 void shr_launch_on_grace(shr_launch_job_t *job);
 /* After the last PE: ends the processes the PEs left behind (teardown.c). */
-void shr_launch_end_strays(void);
+void shr_launch_end_strays(shr_launch_job_t *job);
 /* Decides the job's exit status if nobody did yet; true if this call did
  * (the caller then reports why). */
 bool shr_launch_job_set_status(shr_launch_job_t *job, int status);

@@ -179,7 +179,7 @@ static int shr_launch_main(const shr_launch_opts_t *opts)
             shr_launch_job_end(&job);
         }
         shr_launch_job_run(&job);
-        shr_launch_end_strays();
+        shr_launch_end_strays(&job);
         ret = job.have_status ? job.status : 0;
     } else {
         ret = 1;

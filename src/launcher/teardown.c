@@ -16,9 +16,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
-#include <stdlib.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
@@ -304,30 +304,58 @@ static int shr_launch_strays(pid_t *pids, int max)
     return n;
 }
 
-void shr_launch_end_strays(void)
+void shr_launch_end_strays(shr_launch_job_t *job)
 {
-    enum { TICKS_PER_S = 100, TERM_EVERY = TICKS_PER_S / 2 };
     pid_t pids[64];
-    int n = shr_launch_strays(pids, 64);
-    struct timespec tick = {.tv_sec = 0, .tv_nsec = 1000000000 / TICKS_PER_S};
+    int n = shr_launch_strays(pids, 64), ep = epoll_create1(EPOLL_CLOEXEC);
+    bool killed = false;
 
     if (n == 0) {
+        if (ep >= 0) {
+            close(ep);
+        }
         return;
     }
     fprintf(stderr, "oshrun: %d process%s the PEs started (pid %ld%s) outlived the job; "
             "ending %s\n", n, n == 1 ? "" : "es", (long)pids[0], n > 1 ? ", ..." : "",
             n == 1 ? "it" : "them");
-    /* SIGTERM (again for orphans of the ones ended), then SIGKILL after the
-     * grace the PEs get; a process stuck in the kernel is given up on */
-    for (int tick_no = 0; n > 0 && tick_no < (SHR_LAUNCH_GRACE_S + 1) * TICKS_PER_S; tick_no++) {
-        bool late = tick_no >= SHR_LAUNCH_GRACE_S * TICKS_PER_S;
-        for (int i = 0; i < n && (late || tick_no % TERM_EVERY == 0); i++) {
-            kill(pids[i], late ? SIGKILL : SIGTERM);
+    /* The same events as the job: SIGCHLD (a stray died) and the grace
+     * timer; a stop signal to oshrun skips the grace. */
+    struct epoll_event ev = {.events = EPOLLIN};
+    if (ep < 0 || epoll_ctl(ep, EPOLL_CTL_ADD, job->sigfd, &ev) != 0 ||
+        (ev.data.u32 = 1, epoll_ctl(ep, EPOLL_CTL_ADD, job->grace_fd, &ev)) != 0) {
+        killed = true; /* cannot wait for them: no grace */
+    }
+    shr_launch_timer_arm(job->grace_fd, SHR_LAUNCH_GRACE_S);
+    while (n > 0) {
+        /* orphans of the ones ended appear on later rounds: signal them all */
+        for (int i = 0; i < n; i++) {
+            kill(pids[i], killed ? SIGKILL : SIGTERM);
         }
-        nanosleep(&tick, NULL);
+        struct epoll_event got[2];
+        int k = ep >= 0 ? epoll_wait(ep, got, 2, -1) : 0;
+        for (int i = 0; i < k; i++) {
+            uint64_t ticks;
+            struct signalfd_siginfo info;
+            if (got[i].data.u32 == 1 && read(job->grace_fd, &ticks, sizeof(ticks)) > 0) {
+                if (killed) {
+                    n = 0; /* stuck in the kernel even after SIGKILL: give up */
+                }
+                killed = true;
+                shr_launch_timer_arm(job->grace_fd, 1);
+            }
+            while (got[i].data.u32 == 0 && read(job->sigfd, &info, sizeof(info)) > 0) {
+                killed |= info.ssi_signo != SIGCHLD;
+            }
+        }
         while (waitpid(-1, NULL, WNOHANG) > 0) {
         }
-        n = shr_launch_strays(pids, 64);
+        if (n > 0) {
+            n = shr_launch_strays(pids, 64);
+        }
+    }
+    if (ep >= 0) {
+        close(ep);
     }
 }
 
