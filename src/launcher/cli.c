@@ -24,6 +24,9 @@ typedef enum {
     SHR_LAUNCH_OPT_HELP,
     SHR_LAUNCH_OPT_VERSION,
     SHR_LAUNCH_OPT_BIND,
+    SHR_LAUNCH_OPT_MAP,
+    SHR_LAUNCH_OPT_REPORT_BINDINGS,
+    SHR_LAUNCH_OPT_VERBOSE,
     SHR_LAUNCH_OPT_IGNORED
 } shr_launch_opt_kind_t;
 
@@ -45,10 +48,19 @@ static const struct {
     {"--host", SHR_LAUNCH_OPT_HOSTS, true},
     {"-host", SHR_LAUNCH_OPT_HOSTS, true},
     {"-N", SHR_LAUNCH_OPT_PER_NODE, true},
+    {"--npernode", SHR_LAUNCH_OPT_PER_NODE, true},
+    {"-npernode", SHR_LAUNCH_OPT_PER_NODE, true},
+    {"--map-by", SHR_LAUNCH_OPT_MAP, true},
+    {"-map-by", SHR_LAUNCH_OPT_MAP, true},
+    {"--report-bindings", SHR_LAUNCH_OPT_REPORT_BINDINGS, false},
+    {"-report-bindings", SHR_LAUNCH_OPT_REPORT_BINDINGS, false},
+    {"-v", SHR_LAUNCH_OPT_VERBOSE, false},
+    {"--verbose", SHR_LAUNCH_OPT_VERBOSE, false},
     {"-h", SHR_LAUNCH_OPT_HELP, false},
     {"--help", SHR_LAUNCH_OPT_HELP, false},
     {"--version", SHR_LAUNCH_OPT_VERSION, false},
     {"--bind-to", SHR_LAUNCH_OPT_BIND, true},
+    {"-bind-to", SHR_LAUNCH_OPT_BIND, true},
     {"--allow-run-as-root", SHR_LAUNCH_OPT_IGNORED, false},
     {"--oversubscribe", SHR_LAUNCH_OPT_IGNORED, false},
 };
@@ -61,14 +73,22 @@ static const char shr_launch_usage_text[] =
     "  -x VAR=VALUE      set VAR in the environment of every PE\n"
     "  -x VAR            pass VAR on to the PEs (matters for multi-host jobs)\n"
     "  --timeout S       end the job after S seconds (exit status 124)\n"
-    "  --bind-to core|none  pin each PE to its own core (default when there are\n"
-    "                    enough cores; oversubscribed jobs stay unbound)\n"
+    "  --map-by core|socket|node|ppr:N:node\n"
+    "                    which core each PE gets: consecutive cores (core, node),\n"
+    "                    round robin over sockets (socket); ppr:N:node = -N N\n"
+    "  --bind-to core|socket|none\n"
+    "                    pin each PE to its core or its socket (default: core when\n"
+    "                    there are enough cores; oversubscribed jobs stay unbound)\n"
+    "  --report-bindings print each PE's binding on stderr\n"
+    "  -N, --npernode N  PEs per node (multi-host: handed to mpirun or srun)\n"
+    "  -v, --verbose     say what oshrun decides (delegation, its command)\n"
     "  -h, --help        show this help\n"
     "  --version         show the version\n"
     "  --allow-run-as-root, --oversubscribe   accepted and ignored (Open MPI scripts)\n"
     "\n"
     "Multi-host jobs (--hostfile F, -H host1,host2, -N PEs-per-node) are handed\n"
-    "to an installed PMIx launcher (Open MPI's mpirun).\n"
+    "to an installed PMIx launcher (Open MPI's mpirun); inside a Slurm allocation\n"
+    "of several nodes, to srun --mpi=pmix.  The options above go with them.\n"
     "\n"
     "Exit status: 0 if every PE exited 0; else that of the first PE to fail\n"
     "(128+signal if it was killed, its status if it called shmem_global_exit),\n"
@@ -161,12 +181,40 @@ static bool shr_launch_cli_apply(shr_launch_opt_kind_t kind, const char *name,
     case SHR_LAUNCH_OPT_BIND:
         if (strcmp(value, "core") == 0) {
             opts->bind = SHR_LAUNCH_BIND_CORE;
+        } else if (strcmp(value, "socket") == 0) {
+            opts->bind = SHR_LAUNCH_BIND_SOCKET;
         } else if (strcmp(value, "none") == 0) {
             opts->bind = SHR_LAUNCH_BIND_NONE;
         } else {
-            shr_launch_error("%s '%s': expected core or none", name, value);
+            shr_launch_error("%s '%s': expected core, socket or none", name, value);
             return false;
         }
+        return true;
+    case SHR_LAUNCH_OPT_MAP:
+        opts->map_by = value;
+        if (strcmp(value, "core") == 0) {
+            opts->map = SHR_LAUNCH_MAP_CORE;
+        } else if (strcmp(value, "socket") == 0) {
+            opts->map = SHR_LAUNCH_MAP_SOCKET;
+        } else if (strcmp(value, "node") == 0) {
+            opts->map = SHR_LAUNCH_MAP_NODE;
+        } else if (strncmp(value, "ppr:", 4) == 0 &&
+                   (n = strtol(value + 4, &end, 10)) >= 1 && n <= SHR_BOOT_MAX_PES &&
+                   strcmp(end, ":node") == 0) {
+            char count[24];
+            opts->map = SHR_LAUNCH_MAP_PPR;
+            snprintf(count, sizeof(count), "%ld", n);
+            return shr_launch_cli_apply(SHR_LAUNCH_OPT_PER_NODE, name, count, opts);
+        } else {
+            shr_launch_error("%s '%s': expected core, socket, node or ppr:N:node", name, value);
+            return false;
+        }
+        return true;
+    case SHR_LAUNCH_OPT_REPORT_BINDINGS:
+        opts->report_bindings = true;
+        return true;
+    case SHR_LAUNCH_OPT_VERBOSE:
+        opts->verbose = true;
         return true;
     case SHR_LAUNCH_OPT_HOSTFILE:
         opts->hostfile = value;

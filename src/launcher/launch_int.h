@@ -7,9 +7,10 @@
 #ifndef SHR_LAUNCH_INT_H
 #define SHR_LAUNCH_INT_H
 
+#include <sched.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <signal.h>
 #include <stdint.h>
 #include <sys/resource.h>
 #include <sys/types.h>
@@ -27,13 +28,36 @@ typedef struct {
     double timeout_s;       /* --timeout; 0 = none */
     const char *hostfile;   /* --hostfile: multi-host, delegated */
     const char *hosts;      /* -H a,b */
-    long per_node;          /* -N; 0 when not given */
+    long per_node;          /* -N, --npernode, --map-by ppr:N:node; 0 when not given */
     int bind;               /* --bind-to: SHR_LAUNCH_BIND_* */
+    int map;                /* --map-by: SHR_LAUNCH_MAP_* */
+    const char *map_by;     /* --map-by as given (passed on when delegating) */
+    bool report_bindings;   /* --report-bindings */
+    bool verbose;           /* -v: say what oshrun decides */
 } shr_launch_opts_t;
 
 /* --bind-to: auto binds each PE to its own core when there are enough
  * cores (as mpirun does), and leaves oversubscribed jobs unbound. */
-enum { SHR_LAUNCH_BIND_AUTO, SHR_LAUNCH_BIND_CORE, SHR_LAUNCH_BIND_NONE };
+enum { SHR_LAUNCH_BIND_AUTO, SHR_LAUNCH_BIND_CORE, SHR_LAUNCH_BIND_SOCKET, SHR_LAUNCH_BIND_NONE };
+/* --map-by: which core PE i gets (place.c) */
+enum { SHR_LAUNCH_MAP_CORE, SHR_LAUNCH_MAP_SOCKET, SHR_LAUNCH_MAP_NODE, SHR_LAUNCH_MAP_PPR };
+
+/* The cores oshrun may use, ordered by socket then core (place.c). */
+typedef struct shr_launch_core shr_launch_core_t;
+typedef struct {
+    shr_launch_core_t *cores;
+    int ncores;
+    int nsockets;
+} shr_launch_topology_t;
+
+/* Reads the topology of the CPUs oshrun may use; false if it cannot. */
+bool shr_launch_topology_init(shr_launch_topology_t *topo);
+void shr_launch_topology_fini(shr_launch_topology_t *topo);
+/* PE `rank` of `npes`: fills *set and returns true when it is to be bound;
+ * `what` says where it runs, for --report-bindings ("bound to CPU 3 (core 3
+ * of socket 0)", "not bound (more PEs than cores)"). */
+bool shr_launch_place(const shr_launch_topology_t *topo, const shr_launch_opts_t *opts,
+                      int npes, int rank, cpu_set_t *set, char *what, size_t what_len);
 
 /* The result of one collective, shared by the replies to every PE. */
 typedef struct {
@@ -116,6 +140,11 @@ bool shr_launch_spawn_local(shr_launch_job_t *job, const char *path);
 /* spawn_remote.c: runs a multi-host job through an installed PMIx launcher
  * (mpirun); returns only on failure, with the exit status. */
 int shr_launch_spawn_remote(const shr_launch_opts_t *opts);
+/* True inside a Slurm allocation of more than one node (sets *nodes_p):
+ * oshrun -n N must not then put every PE on the first node. */
+bool shr_launch_in_slurm_allocation(long *nodes_p);
+/* Runs the job through srun --mpi=pmix; returns only on failure. */
+int shr_launch_spawn_srun(const shr_launch_opts_t *opts, long nodes);
 
 /* kvs.c: serves the boot protocol. */
 /* Reads and acts on everything the PE's socket holds now (never blocks);

@@ -155,7 +155,17 @@ static int shr_launch_main(const shr_launch_opts_t *opts)
     char *path = NULL;
     int ret;
 
-    if (opts->hostfile != NULL || opts->hosts != NULL || opts->per_node > 0) {
+    long nodes;
+
+    if (opts->hostfile != NULL || opts->hosts != NULL) {
+        return shr_launch_spawn_remote(opts);
+    }
+    /* SOS's oshrun does the same: -n N in a multi-node allocation means the
+     * allocation, not this node */
+    if (shr_launch_in_slurm_allocation(&nodes)) {
+        return shr_launch_spawn_srun(opts, nodes);
+    }
+    if (opts->per_node > 0) {
         return shr_launch_spawn_remote(opts);
     }
     if (opts->npes == 0) {

@@ -198,33 +198,6 @@ static char **shr_launch_env_build(const shr_launch_opts_t *opts, size_t *slot_p
     return envp;
 }
 
-/* The CPUs PE `rank` may use: its own core of oshrun's allowed set when
- * binding, else all of them.  Returns false when there is nothing to do. */
-static bool shr_launch_bind_set(const shr_launch_job_t *job, int rank, cpu_set_t *set)
-{
-    cpu_set_t allowed;
-    int ncpus, nth;
-
-    if (job->opts->bind == SHR_LAUNCH_BIND_NONE ||
-        sched_getaffinity(0, sizeof(allowed), &allowed) != 0) {
-        return false;
-    }
-    ncpus = CPU_COUNT(&allowed);
-    /* more PEs than cores: pinning would stack them; let the kernel balance */
-    if (job->npes > ncpus && job->opts->bind == SHR_LAUNCH_BIND_AUTO) {
-        return false;
-    }
-    nth = rank % ncpus;
-    CPU_ZERO(set);
-    for (int cpu = 0; cpu < CPU_SETSIZE; cpu++) {
-        if (CPU_ISSET(cpu, &allowed) && nth-- == 0) {
-            CPU_SET(cpu, set);
-            return true;
-        }
-    }
-    return false;
-}
-
 /* In the child, between fork and exec: only async-signal-safe calls. */
 static _Noreturn void shr_launch_child_exec(const shr_launch_job_t *job, const char *path,
                                             char **envp, int rank, int sock, int devnull,
@@ -274,6 +247,8 @@ bool shr_launch_spawn_local(shr_launch_job_t *job, const char *path)
     envp[slot + 2] = env_size;
     envp[slot + 3] = env_job;
 
+    shr_launch_topology_t topo;
+    bool have_topo = shr_launch_topology_init(&topo);
     for (int rank = 0; rank < job->npes; rank++) {
         shr_launch_pe_t *pe = &job->pes[rank];
         struct epoll_event ev = {.events = EPOLLIN, .data.u32 = (uint32_t)rank};
@@ -288,7 +263,9 @@ bool shr_launch_spawn_local(shr_launch_job_t *job, const char *path)
         snprintf(env_fd, sizeof(env_fd), "%s=%d", SHR_BOOT_ENV_FD, sv[1]);
         snprintf(env_rank, sizeof(env_rank), "%s=%d", SHR_BOOT_ENV_RANK, rank);
         cpu_set_t cpus;
-        bool bind = shr_launch_bind_set(job, rank, &cpus);
+        char where[256] = "not bound (the CPU topology is unreadable)";
+        bool bind = have_topo && shr_launch_place(&topo, job->opts, job->npes, rank, &cpus,
+                                                  where, sizeof(where));
         pid = fork();
         if (pid == 0) {
             shr_launch_child_exec(job, path, envp, rank, sv[1], devnull, self,
@@ -301,6 +278,9 @@ bool shr_launch_spawn_local(shr_launch_job_t *job, const char *path)
             ok = false;
             break;
         }
+        if (job->opts->report_bindings) {
+            fprintf(stderr, "oshrun: PE %d (pid %ld) %s\n", rank, (long)pid, where);
+        }
         pe->pid = pid;
         pe->running = true;
         job->nrunning++;
@@ -311,6 +291,9 @@ bool shr_launch_spawn_local(shr_launch_job_t *job, const char *path)
             ok = false;
             break;
         }
+    }
+    if (have_topo) {
+        shr_launch_topology_fini(&topo);
     }
     close(devnull);
     free(envp);

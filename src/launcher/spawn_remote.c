@@ -5,8 +5,10 @@
  * signals and the exit status are mpirun's own.
  */
 #include "launcher/launch_int.h"
+#include "util/str.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,7 +65,7 @@ static char **shr_launch_remote_argv(const shr_launch_opts_t *opts, char *np, ch
     while (opts->argv[nprog] != NULL) {
         nprog++;
     }
-    argv = calloc(16 + 2 * (opts->n_env_set + opts->n_env_pass) + nprog, sizeof(*argv));
+    argv = calloc(24 + 2 * (opts->n_env_set + opts->n_env_pass) + nprog, sizeof(*argv));
     if (argv == NULL) {
         return NULL;
     }
@@ -85,6 +87,18 @@ static char **shr_launch_remote_argv(const shr_launch_opts_t *opts, char *np, ch
         snprintf(ppr, 48, "ppr:%ld:node", opts->per_node);
         argv[n++] = "--map-by";
         argv[n++] = ppr;
+    } else if (opts->map_by != NULL) {
+        argv[n++] = "--map-by";
+        argv[n++] = (char *)opts->map_by;
+    }
+    if (opts->bind != SHR_LAUNCH_BIND_AUTO) {
+        argv[n++] = "--bind-to";
+        argv[n++] = opts->bind == SHR_LAUNCH_BIND_CORE     ? "core"
+                    : opts->bind == SHR_LAUNCH_BIND_SOCKET ? "socket"
+                                                           : "none";
+    }
+    if (opts->report_bindings) {
+        argv[n++] = "--report-bindings";
     }
     if (opts->timeout_s > 0) {
         snprintf(timeout, 32, "%.0f", ceil(opts->timeout_s));
@@ -109,6 +123,108 @@ static char **shr_launch_remote_argv(const shr_launch_opts_t *opts, char *np, ch
     return argv;
 }
 
+/* -v: the command oshrun is about to become, on one line. */
+static void shr_launch_say_handover(const shr_launch_opts_t *opts, const char *why,
+                                    char **argv)
+{
+    if (!opts->verbose) {
+        return;
+    }
+    fprintf(stderr, "oshrun: %s; handing the job to:", why);
+    for (size_t i = 0; argv[i] != NULL; i++) {
+        fprintf(stderr, " %s", argv[i]);
+    }
+    fputc('\n', stderr);
+}
+
+/* A nested oshrun must not hand its own PE channel to the launcher's PEs. */
+static void shr_launch_forget_own_job(void)
+{
+    unsetenv(SHR_BOOT_ENV_FD);
+    unsetenv(SHR_BOOT_ENV_RANK);
+    unsetenv(SHR_BOOT_ENV_SIZE);
+}
+
+bool shr_launch_in_slurm_allocation(long *nodes_p)
+{
+    const char *job = getenv("SLURM_JOB_ID"), *nodes = getenv("SLURM_JOB_NUM_NODES");
+    long n;
+
+    if (nodes == NULL) {
+        nodes = getenv("SLURM_NNODES");
+    }
+    if (job == NULL || nodes == NULL || shr_str_to_long(nodes, 1, LONG_MAX, &n) != SHR_OK) {
+        return false;
+    }
+    *nodes_p = n;
+    return n > 1;
+}
+
+/* srun --mpi=pmix with oshrun's options in Slurm's spelling. */
+int shr_launch_spawn_srun(const shr_launch_opts_t *opts, long nodes)
+{
+    char np[32], ppn[48], time_limit[48], bind[48], why[96];
+    size_t nprog = 0, n = 0;
+    char **argv;
+
+    while (opts->argv[nprog] != NULL) {
+        nprog++;
+    }
+    argv = calloc(16 + nprog, sizeof(*argv));
+    if (argv == NULL) {
+        shr_launch_error("out of memory");
+        return 1;
+    }
+    argv[n++] = "srun";
+    argv[n++] = "--mpi=pmix";
+    if (opts->npes > 0) {
+        snprintf(np, sizeof(np), "--ntasks=%ld", opts->npes);
+        argv[n++] = np;
+    }
+    if (opts->per_node > 0) {
+        snprintf(ppn, sizeof(ppn), "--ntasks-per-node=%ld", opts->per_node);
+        argv[n++] = ppn;
+    }
+    if (opts->map_by != NULL && opts->map != SHR_LAUNCH_MAP_PPR) {
+        /* core: consecutive ranks on a node; socket: round robin over the
+         * node's sockets; node: round robin over the nodes */
+        argv[n++] = opts->map == SHR_LAUNCH_MAP_SOCKET ? "--distribution=block:cyclic"
+                    : opts->map == SHR_LAUNCH_MAP_NODE ? "--distribution=cyclic"
+                                                       : "--distribution=block:block";
+    }
+    if (opts->bind != SHR_LAUNCH_BIND_AUTO || opts->report_bindings) {
+        const char *how = opts->bind == SHR_LAUNCH_BIND_SOCKET ? "sockets"
+                          : opts->bind == SHR_LAUNCH_BIND_NONE ? "none"
+                                                               : "cores";
+        snprintf(bind, sizeof(bind), "--cpu-bind=%s%s", opts->report_bindings ? "verbose," : "",
+                 how);
+        argv[n++] = bind;
+    }
+    if (opts->timeout_s > 0) {
+        /* Slurm counts whole minutes; the step then ends as TIMEOUT */
+        snprintf(time_limit, sizeof(time_limit), "--time=%.0f", ceil(opts->timeout_s / 60));
+        argv[n++] = time_limit;
+    }
+    for (size_t i = 0; i < nprog; i++) {
+        argv[n++] = opts->argv[i];
+    }
+    /* srun passes the whole environment: -x VAR=VALUE goes in it */
+    for (size_t i = 0; i < opts->n_env_set; i++) {
+        putenv((char *)opts->env_set[i]);
+    }
+    shr_launch_forget_own_job();
+    snprintf(why, sizeof(why), "inside Slurm allocation %s of %ld nodes", getenv("SLURM_JOB_ID"),
+             nodes);
+    shr_launch_say_handover(opts, why, argv);
+    fflush(NULL);
+    execvp(argv[0], argv);
+    int err = errno;
+    free(argv);
+    shr_launch_error("%s but cannot run srun: %s; use -n N with --hostfile/-H, or run srun "
+                     "--mpi=pmix yourself", why, strerror(err));
+    return err == ENOENT ? 127 : 126;
+}
+
 int shr_launch_spawn_remote(const shr_launch_opts_t *opts)
 {
     char np[32], ppr[48], timeout[32];
@@ -120,10 +236,7 @@ int shr_launch_spawn_remote(const shr_launch_opts_t *opts)
         shr_launch_error("out of memory");
         return 1;
     }
-    /* A nested oshrun must not hand its own PE channel to mpirun's PEs. */
-    unsetenv(SHR_BOOT_ENV_FD);
-    unsetenv(SHR_BOOT_ENV_RANK);
-    unsetenv(SHR_BOOT_ENV_SIZE);
+    shr_launch_forget_own_job();
     /* When a PE dies, mpirun's daemons give the others a second between
      * SIGTERM and SIGKILL: the job took 2-3 s to end.  PEs keep nothing that
      * needs that second (memfds go with the process), so kill at once: the
@@ -131,6 +244,7 @@ int shr_launch_spawn_remote(const shr_launch_opts_t *opts)
      * environment variable, so an mpirun that does not know it ignores it;
      * the user's own setting wins. */
     setenv("OMPI_MCA_odls_base_sigkill_timeout", "0", 0);
+    shr_launch_say_handover(opts, "a multi-host job", argv);
     fflush(NULL);
     execvp(argv[0], argv);
     err = errno;

@@ -561,6 +561,71 @@ def unknown_option(c):
     check_usage_error(r, 2, ["'--bogus'", "--help"], "unknown option")
 
 
+def fake_launcher(c, name):
+    """A stand-in for srun or mpirun in a PATH of its own: prints its
+    arguments and FOO from its environment, then exits 0."""
+    d = os.path.join(c.tmp, "fake-" + name)
+    os.makedirs(d, exist_ok=True)
+    path = os.path.join(d, name)
+    with open(path, "w") as fh:
+        fh.write('#!/bin/sh\necho "%s $* FOO=$FOO"\n' % name)
+    os.chmod(path, 0o755)
+    return dict(os.environ, PATH=d + ":" + os.environ.get("PATH", ""))
+
+
+@case
+def slurm_allocation_hands_to_srun(c):
+    """oshrun -n N inside a Slurm allocation of several nodes runs srun
+    --mpi=pmix with the options in Slurm's spelling, and -v says so."""
+    env = fake_launcher(c, "srun")
+    env.update(SLURM_JOB_ID="42", SLURM_JOB_NUM_NODES="2")
+    r = c.run(["-v", "-n", "4", "--map-by", "socket", "--bind-to", "core", "--report-bindings",
+               "-x", "FOO=bar", "--timeout", "90", "prog", "a", "b"], env=env)
+    want = ("srun --mpi=pmix --ntasks=4 --distribution=block:cyclic --cpu-bind=verbose,cores "
+            "--time=2 prog a b FOO=bar")
+    check(r.rc == 0 and r.out.strip() == want, "srun command", r)
+    check("oshrun: inside Slurm allocation 42 of 2 nodes; handing the job to: srun" in r.err,
+          "-v names the hand-over", r)
+    r = c.run(["--npernode", "2", "prog"], env=env)
+    check(r.rc == 0 and r.out.strip() == "srun --mpi=pmix --ntasks-per-node=2 prog FOO=",
+          "srun -N", r)
+    env.update(SLURM_JOB_NUM_NODES="1")
+    r = c.run(["-n", "2", "/bin/sh", "-c", "echo local"], env=env)
+    check(r.rc == 0 and r.out.split() == ["local", "local"], "one-node allocation runs here", r)
+
+
+@case
+def placement_options_reach_mpirun(c):
+    """--map-by, --bind-to and --report-bindings go on to mpirun as given."""
+    env = fake_launcher(c, "mpirun")
+    r = c.run(["-H", "a,b", "-n", "4", "--map-by", "socket", "--bind-to", "socket",
+               "--report-bindings", "prog"], env=env)
+    check(r.rc == 0 and "--map-by socket --bind-to socket --report-bindings" in r.out,
+          "mpirun options", r)
+    r = c.run(["-H", "a,b", "--map-by", "ppr:2:node", "prog"], env=env)
+    check(r.rc == 0 and "--map-by ppr:2:node" in r.out, "ppr", r)
+
+
+@case
+def placement_on_this_host(c):
+    """--report-bindings names each PE's CPUs; --bind-to socket gives the
+    socket's CPUs, none leaves them all; a bad --map-by is a usage error."""
+    show = ["/bin/sh", "-c", "grep Cpus_allowed_list /proc/self/status"]
+    allowed = os.sched_getaffinity(0)
+    r = c.run(["-n", "1", "--bind-to", "core", "--report-bindings"] + show)
+    check(r.rc == 0 and "oshrun: PE 0 (pid" in r.err and "bound to CPU" in r.err, "core", r)
+    r = c.run(["-n", "1", "--bind-to", "socket", "--report-bindings"] + show)
+    check(r.rc == 0 and "(socket " in r.err, "socket", r)
+    r = c.run(["-n", "1", "--bind-to", "none", "--report-bindings"] + show)
+    check(r.rc == 0 and "not bound" in r.err, "none", r)
+    if len(allowed) > 1:
+        r = c.run(["-n", "2", "--map-by", "core", "--bind-to", "core"] + show)
+        lists = sorted(line.split()[-1] for line in r.out.splitlines())
+        check(r.rc == 0 and len(lists) == 2 and lists[0] != lists[1], "a core each", r)
+    r = c.run(["-n", "2", "--map-by", "diagonal", "prog"])
+    check_usage_error(r, 2, ["--map-by", "ppr:N:node"], "bad --map-by")
+
+
 @case
 def multihost_no_mpirun(c):
     """Multi-host options are recognised; without mpirun the error says what to do."""
