@@ -1,17 +1,26 @@
 #!/usr/bin/env python3
 """The report's "Shimmer vs MPI" section, its limits and faults, and quick runs.
 
-A results directory is written here with planted values (the benchmarks'
-own record shapes, three repetitions), so that each verdict the report must
-reach is known: a target met at every size, one missed at a single size, a
+VersusMpi: a results directory is written here with planted values (the
+benchmarks' own record shapes, three repetitions), so that each verdict the
+report must reach is known: a target met at every size, one missed at a
+single size, one missed where the machine limit rules it out (BLOCKED), a
 figure above its machine limit (a measurement fault), the link peak across
-hosts, and a quick run that must give no verdict at all.  No timing is
-measured; the runner's job table and launch commands are checked too.
+hosts, and a quick run that must give no verdict at all.
+
+VersusMpiRecorded: fixtures/vs_mpi/ is a real `bench/run --mpi` run (Shimmer
+and Open MPI on one node and on two namespace hosts, three repetitions, on
+the 2-core development machine) trimmed to 8 sizes; every number of the
+section is recomputed from its raw files.
+
+No timing is measured; the runner's job table and launch commands are
+checked too.
 """
 import io
 import json
 import os
 import shutil
+import statistics
 import sys
 import tempfile
 import unittest
@@ -24,6 +33,9 @@ sys.path.insert(0, os.path.join(ROOT, "bench"))
 import report  # noqa: E402
 import runner  # noqa: E402
 import versus_mpi  # noqa: E402
+from test_report import raw_values  # noqa: E402
+
+RECORDED = os.path.join(HERE, "fixtures", "vs_mpi")
 
 SIZES = [8 << k for k in range(20)]          # 8 B .. 4 MiB
 REPS = 3
@@ -219,6 +231,125 @@ class VersusMpi(unittest.TestCase):
         report.main([self.dir, "--no-plots", "--quiet"])
         with open(os.path.join(self.dir, "report.md")) as f:
             self.assertIn("MPI is not available in this run** (not installed", f.read())
+
+
+class VersusMpiRecorded(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="bench-vsmpi-rec-")
+        self.dir = os.path.join(self.tmp, "run")
+        shutil.copytree(RECORDED, self.dir)
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def edit_meta(self, **changes):
+        with open(os.path.join(self.dir, "run.json")) as f:
+            meta = json.load(f)
+        meta.update(changes)
+        with open(os.path.join(self.dir, "run.json"), "w") as f:
+            json.dump(meta, f)
+
+    def report(self):
+        out = io.StringIO()
+        with redirect_stdout(out):
+            self.assertEqual(report.main([self.dir, "--no-plots"]), 0)
+        with open(os.path.join(self.dir, "summary.json")) as f:
+            vs = json.load(f)["vs_mpi"]
+        with open(os.path.join(self.dir, "report.md")) as f:
+            return out.getvalue(), vs, f.read()
+
+    def raw(self, m, prefix, size):
+        impl = "shimmer" if m.role == "shimmer" else "mpi"
+        return raw_values(self.dir, impl, prefix + m.job, m.metric, size=size, **m.key)
+
+    def limit_rate(self, m, size):
+        """The one-node peak of method m at size, straight from the probe's raw files."""
+        if m.shape == "bw":
+            return max(raw_values(self.dir, "limit", "memcpy_bw", "bandwidth_MBps", op=m.op, size=size))
+        t = min(raw_values(self.dir, "limit", "memcpy_bw", "latency_us", op=m.op, size=size))
+        if m.pingpong:
+            t = max(t, min(raw_values(self.dir, "limit", "cacheline_pingpong", "latency_us", mode="flag")))
+        return size / t
+
+    def test_cells_are_medians_and_percent_of_peak(self):
+        _, vs, md = self.report()
+        self.assertEqual(set(vs), {"node", "hosts"})
+        best = 0.0
+        for pid, prefix in (("node", ""), ("hosts", "hosts_")):
+            methods = vs[pid]["methods"]
+            self.assertEqual(set(methods), {m.id for m in versus_mpi.METHODS}, pid)
+            for mid, cells in methods.items():
+                m = versus_mpi.BY_ID[mid]
+                for x, c in cells.items():
+                    vals = self.raw(m, prefix, int(x))
+                    self.assertEqual(len(vals), 3, (pid, mid, x))
+                    self.assertAlmostEqual(c["median"], statistics.median(vals), msg=(pid, mid, x))
+                    r = versus_mpi.rate(m, int(x), c["median"])
+                    if pid == "node":
+                        self.assertAlmostEqual(c["pct_of_peak"], r / self.limit_rate(m, int(x)), places=9)
+                        self.assertEqual(c["fault"], c["pct_of_peak"] > 1.0, (mid, x))
+                    else:
+                        best = max(best, r)
+        # across hosts: the best rate any method reached is 100 %, named in the peak
+        self.assertIn("%s MB/s" % versus_mpi.fmt(best), vs["hosts"]["peak"])
+        hosts = [c for cells in vs["hosts"]["methods"].values() for c in cells.values()]
+        self.assertAlmostEqual(max(c["pct_of_peak"] for c in hosts), 1.0)
+        self.assertFalse(any(c["fault"] for c in hosts))
+        self.assertIn("### One node, 2 PEs or ranks", md)
+        self.assertIn("### Two hosts (network namespaces), UCX over TCP", md)
+
+    def test_faults_are_listed(self):
+        out, vs, md = self.report()
+        faults = sorted((mid, int(x)) for mid, cells in vs["node"]["methods"].items()
+                        for x, c in cells.items() if c["fault"])
+        self.assertTrue(faults)                   # this run has some: Shimmer's copy at memcpy speed
+        for mid, x in faults:
+            what = "%s at %s" % (versus_mpi.BY_ID[mid].label, versus_mpi.human(x))
+            self.assertIn(what, md)
+            self.assertIn("Shimmer vs MPI, node: " + what, out)
+
+    def test_verdicts_follow_the_medians(self):
+        _, vs, _ = self.report()
+        for pid in ("node", "hosts"):
+            got = {t["target"]: t for t in vs[pid]["targets"]}
+            methods = vs[pid]["methods"]
+            for t in versus_mpi.TARGETS:
+                if t.placement != pid:
+                    continue
+                ours, theirs = methods[t.ours.id], methods[t.theirs.id]
+                sizes = [x for x in ours if int(x) <= t.max_size and x in theirs]
+                ratio = {x: ours[x]["median"] / theirs[x]["median"] for x in sizes}
+                ok = {x: r >= t.factor if t.op == ">=" else r <= t.factor for x, r in ratio.items()}
+                v = got[t.text()]
+                if all(ok.values()):
+                    self.assertTrue(v["verdict"].startswith("met"), v)
+                else:
+                    self.assertTrue(v["verdict"].startswith(("MISSED", "BLOCKED")), v)
+                    self.assertIn("missed at %d of %d sizes" % (sum(not o for o in ok.values()), len(sizes)),
+                                  v["detail"])
+                self.assertEqual("(fault)" in v["verdict"],
+                                 any(methods[m][x]["fault"] for m in (t.ours.id, t.theirs.id) for x in sizes), v)
+
+    def test_quick_run_judges_nothing(self):
+        self.edit_meta(quick=True)
+        out, vs, md = self.report()
+        self.assertTrue(out.startswith("quick (smoke run)"))
+        self.assertIn("quick (smoke run)", md.splitlines()[0])
+        self.assertIn("quick (smoke run): tiny iteration counts, no verdicts.", md)
+        for pl in vs.values():
+            self.assertEqual({t["verdict"] for t in pl["targets"]}, {"—"})
+            self.assertFalse(any(c["fault"] for cells in pl["methods"].values() for c in cells.values()))
+        self.assertNotIn("Measurement faults (a figure beyond its limit", md)
+
+    def test_hosts_not_measured_is_said(self):
+        for d in ("shimmer", "mpi"):
+            for name in os.listdir(os.path.join(self.dir, "raw", d)):
+                if name.startswith("hosts_"):
+                    os.remove(os.path.join(self.dir, "raw", d, name))
+        self.edit_meta(hosts={"available": False, "reason": "multi-host runs need root (network namespaces)"})
+        _, vs, md = self.report()
+        self.assertEqual(set(vs), {"node"})
+        self.assertIn("**Across hosts: not measured in this run**: multi-host runs need root", md)
 
 
 class RunnerJobs(unittest.TestCase):
