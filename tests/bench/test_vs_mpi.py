@@ -339,6 +339,7 @@ class VersusMpiRecorded(unittest.TestCase):
         for pl in vs.values():
             self.assertEqual({t["verdict"] for t in pl["targets"]}, {"—"})
             self.assertFalse(any(c["fault"] for cells in pl["methods"].values() for c in cells.values()))
+        self.assertIn("## Measurement faults\n\nNot judged: a smoke run's few iterations bound nothing.", md)
         self.assertNotIn("Measurement faults (a figure beyond its limit", md)
 
     def test_hosts_not_measured_is_said(self):
