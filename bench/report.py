@@ -168,6 +168,11 @@ class Run:
         mc = self.limit_curve("memcpy_bw", "latency_us", op="put")
         return [(x, max(cl.min, v)) for x, v in mc] if cl else []
 
+    def ran(self, job):
+        """Whether the run's set includes `job` (runs recorded without a job list: yes)."""
+        jobs = {j["id"] for j in self.meta.get("jobs") or []}
+        return not jobs or job in jobs
+
     def wall(self, impl, job):
         w = [x for x in self.walls.get((impl, job), []) if x is not None]
         return Stat([x * 1e3 for x in w]) if w else None
@@ -458,7 +463,7 @@ def evaluate(run, fig):
     if run.quick and fig.target:
         verdict = "—"          # a smoke run measures nothing worth a verdict
     return {"id": fig.id, "title": fig.title, "unit": fig.unit, "group": fig.group,
-            "shimmer_why": shim_why, "peer_why": peer_why,
+            "ran": run.ran(fig.src.job), "shimmer_why": shim_why, "peer_why": peer_why,
             "shimmer_fault": shim_fault, "peer_fault": peer_fault,
             "shimmer": shim, "peer": peer, "limit": lim, "scale": sc, "limit_scale": lsc,
             "shimmer_v": shim_v, "peer_v": peer_v, "limit_v": lim_v,
@@ -484,7 +489,8 @@ def faults(rows):
 
 
 def has_any(row):
-    return any(row[k] is not None for k in ("shimmer", "peer", "limit", "shimmer_why", "peer_why"))
+    """Whether a row belongs in the tables: its job ran in this set and something has a value."""
+    return row["ran"] and any(row[k] is not None for k in ("shimmer", "peer", "limit", "shimmer_why", "peer_why"))
 
 
 # ---------------------------------------------------------------- output: table
@@ -687,7 +693,11 @@ def write_report(run, rows, pls, plots, plot_err, path):
         L.append("**Shimmer is not available in this run** (see above): its columns are empty and every "
                  "target reads \"no data\".")
         L.append("")
-    if not run.peer:
+    if m.get("set") == "mpi":
+        L.append("**Shimmer vs MPI set**: no OpenSHMEM peer runs in it; the first table holds the figures "
+                 "of the one-node jobs it shares with the headline set.")
+        L.append("")
+    elif not run.peer:
         L.append("**The peer is missing in this run**: figures are compared with the machine's limits only.")
         L.append("")
     if any(i.get("stand_in") for i in run.impls):

@@ -342,6 +342,14 @@ class VersusMpiRecorded(unittest.TestCase):
         self.assertIn("## Measurement faults\n\nNot judged: a smoke run's few iterations bound nothing.", md)
         self.assertNotIn("Measurement faults (a figure beyond its limit", md)
 
+    def test_mpi_set_shows_only_its_jobs(self):
+        _, _, md = self.report()
+        self.assertIn("**Shimmer vs MPI set**: no OpenSHMEM peer runs in it", md)
+        self.assertNotIn("The peer is missing", md)
+        self.assertIn("| 8 B put + flag ping-pong, half round trip (us) |", md)    # put_lat ran
+        self.assertNotIn("on a global", md)                 # put_lat_global is not in the set
+        self.assertNotIn("no data", md)
+
     def test_hosts_not_measured_is_said(self):
         for d in ("shimmer", "mpi"):
             for name in os.listdir(os.path.join(self.dir, "raw", d)):
