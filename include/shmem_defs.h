@@ -16,7 +16,20 @@
 #define _SHMEM_MINOR_VERSION SHMEM_MINOR_VERSION
 #define SHMEM_MAX_NAME_LEN 64
 #define _SHMEM_MAX_NAME_LEN SHMEM_MAX_NAME_LEN
-#define SHMEM_VENDOR_STRING "Shimmer 0.1.0"
+/* Shimmer's own version: the one place it is written (CMakeLists.txt reads
+ * it).  Also how code and tools such as shmem4py tell Shimmer apart from
+ * other implementations: #ifdef SHIMMER_VERSION_MAJOR. */
+#define SHIMMER_VERSION_MAJOR 0
+#define SHIMMER_VERSION_MINOR 1
+#define SHIMMER_VERSION_PATCH 0
+/* one number that compares: 10000 * major + 100 * minor + patch */
+#define SHIMMER_NUMVERSION \
+    (SHIMMER_VERSION_MAJOR * 10000 + SHIMMER_VERSION_MINOR * 100 + SHIMMER_VERSION_PATCH)
+#define SHIMMER_STRINGIFY_(x) #x
+#define SHIMMER_STRINGIFY(x) SHIMMER_STRINGIFY_(x)
+#define SHMEM_VENDOR_STRING                                                              \
+    "Shimmer " SHIMMER_STRINGIFY(SHIMMER_VERSION_MAJOR) "." SHIMMER_STRINGIFY(            \
+        SHIMMER_VERSION_MINOR) "." SHIMMER_STRINGIFY(SHIMMER_VERSION_PATCH)
 #define _SHMEM_VENDOR_STRING SHMEM_VENDOR_STRING
 
 /* ---- threads (strictly increasing, as the spec requires) ------------------ */
