@@ -87,6 +87,7 @@ class Run:
         self.series = {}        # (impl, job, keystr) -> {"key": {...}, "metrics": {m: [values]}, "invalid": bool}
         self.events = []        # crashes, unsupported, timeouts, finalize faults
         self.walls = {}         # (impl, job) -> [wall seconds of complete launches]
+        self.loads = []         # 1-minute load averages before and after each launch
         self._load()
 
     def _load(self):
@@ -113,6 +114,7 @@ class Run:
                     if rec.get("valid") is False:
                         slot["invalid"] = True
                 elif t == "launch":
+                    self.loads += [x for x in rec.get("load") or [] if isinstance(x, (int, float))]
                     if rec.get("complete"):
                         self.walls.setdefault((impl, job), []).append(rec.get("wall_s"))
                 elif t in ("crash", "unsupported", "timeout", "fault", "error"):
@@ -671,6 +673,10 @@ def write_report(run, rows, pls, plots, plot_err, path):
     mach = m.get("machine", {})
     if mach:
         L.append("Machine: %s, %s CPUs, %s." % (mach.get("cpu", "?"), mach.get("online_cpus", "?"), mach.get("os", "?")))
+    if run.loads:
+        L.append("Load average (1 min) around the launches: %.1f–%.1f, median %.1f (what else the machine ran; "
+                 "a shared machine's builds show here)." % (min(run.loads), max(run.loads),
+                                                            statistics.median(run.loads)))
     L.append("")
     L.append("| implementation | role | available | reports itself as | detail |")
     L.append("|---|---|---|---|---|")

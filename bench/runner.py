@@ -323,6 +323,7 @@ def run_job(impl, j, binary, rep, rawdir, timeout, set_name, max_resumes=8):
             if skip:
                 prog += ["--skip-points", str(skip)]
             cmd = launch_prefix(impl, j, timeout) + prog
+            load = os.getloadavg()[0]          # what else the machine ran: beside every figure
             rc, sout, serr, wall, timed_out = launch(cmd, timeout)
             recs = read_records(tmp)
             for r in recs:
@@ -331,6 +332,7 @@ def run_job(impl, j, binary, rep, rawdir, timeout, set_name, max_resumes=8):
             complete = rc == 0 and ended is not None and not timed_out
             out.write(json.dumps({"type": "launch", "impl": impl["name"], "job": j["id"], "rep": rep,
                                   "n": j["n"], "cmd": cmd, "exit": rc, "wall_s": wall,
+                                  "load": [load, os.getloadavg()[0]],
                                   "complete": complete and skip == 0,
                                   "stderr_tail": tail(serr, 6)}) + "\n")
             if os.path.exists(tmp):

@@ -195,6 +195,7 @@ class RunnerCrashResume(unittest.TestCase):
             launches = [r for r in recs if r.get("type") == "launch"]
             self.assertEqual(len(launches), 2)
             self.assertIn("--skip-points", launches[1]["cmd"])
+            self.assertEqual(len(launches[0]["load"]), 2)     # the machine's load before and after
         finally:
             shutil.rmtree(tmp, ignore_errors=True)
 

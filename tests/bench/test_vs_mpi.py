@@ -112,6 +112,8 @@ def write_run(root, quick=False, noise=0.0):
                     rec.update({m: val * (1 + noise * (rep - 1)) for m, val in metrics.items()})
                     f.write(json.dumps(rec) + "\n")
                 f.write(json.dumps({"type": "end", "status": "ok"}) + "\n")
+                f.write(json.dumps({"type": "launch", "complete": True, "wall_s": 1.0,
+                                    "load": [0.5 * rep, 1.0]}) + "\n")
     meta = {"started": "test", "set": "mpi", "reps": REPS, "quick": quick, "machine": {"hostname": "test"},
             "impls": [{"name": "shimmer", "role": "shimmer", "available": True},
                       {"name": "mpi", "role": "mpi", "available": True}],
@@ -175,6 +177,8 @@ class VersusMpi(unittest.TestCase):
         self.assertFalse(any(h["verdict"] == "BLOCKED" or "out of reach" in h["detail"] for h in hosts.values()))
         self.assertIn("## Shimmer vs MPI", md)
         self.assertIn("Shimmer vs MPI", out)
+        # the machine's load around the launches: 0, 0.5, 1 before, 1 after
+        self.assertIn("Load average (1 min) around the launches: 0.0–1.0, median 1.0", md)
 
     def test_percent_of_peak_and_faults(self):
         _, summary, md = self.run_report()
