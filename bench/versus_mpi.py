@@ -9,9 +9,11 @@ in the tables) and TARGETS (the issue's goals, judged at every size).
 Peak (each figure as % of it):
   one node     the machine limit of the same pattern and size: memcpy_bw
                (op=put or get: into or out of the other process's buffer),
-               for a ping-pong the longer of the cache-line one-way time and
-               that copy; the best repetition (a limit is the best case).  A
-               figure beyond it is a measurement fault and is flagged.
+               for a put completed by quiet or MPI_Win_flush the copy then a
+               full fence, for a ping-pong the longer of the cache-line
+               one-way time and the copy; the best repetition (a limit is the
+               best case).  A figure beyond it is a measurement fault and is
+               flagged.
   across hosts the best data rate any method reached over the link (bandwidth,
                or size / time for a latency): named with its method and size.
 Latencies count as data rates: size / time, so that a 4 MiB blocking put and
@@ -21,14 +23,16 @@ import os
 
 
 class Method:
-    def __init__(self, mid, short, label, role, job, metric, key, shape, op, pingpong=False):
+    def __init__(self, mid, short, label, role, job, metric, key, shape, op, pingpong=False, completed=False):
         self.id, self.short, self.label, self.role, self.job, self.metric = mid, short, label, role, job, metric
         self.key, self.shape, self.op, self.pingpong = key, shape, op, pingpong
+        self.completed = completed
 
 
 # id, short name, label, who, job (one node; "hosts_" + job across hosts),
 # metric, row key, bw (MB/s) or lat (us), the memcpy pattern bounding it,
-# ping-pong (one way)
+# ping-pong (one way), completed (a put whose every copy is made visible to
+# later loads too: its floor is the copy then a full fence)
 METHODS = [
     Method("put_flood", "put flood", "Shimmer putmem_nbi x64 + quiet", "shimmer", "put_bw", "bandwidth_MBps", {},
            "bw", "put"),
@@ -40,10 +44,10 @@ METHODS = [
            {"op": "get"}, "bw", "get"),
     Method("isend", "Isend flood", "MPI_Isend/Irecv x64 + ack", "mpi", "mpi_msg", "bandwidth_MBps", {}, "bw", "put"),
     Method("put_blocking", "put+quiet", "Shimmer putmem + quiet", "shimmer", "put_lat", "put_quiet_us", {},
-           "lat", "put"),
+           "lat", "put", completed=True),
     Method("get_blocking", "getmem", "Shimmer getmem", "shimmer", "get_lat", "latency_us", {}, "lat", "get"),
     Method("rma_put_flush", "MPI_Put+flush", "MPI_Put + MPI_Win_flush", "mpi", "mpi_rma", "latency_us",
-           {"op": "put"}, "lat", "put"),
+           {"op": "put"}, "lat", "put", completed=True),
     Method("rma_get_flush", "MPI_Get+flush", "MPI_Get + MPI_Win_flush", "mpi", "mpi_rma", "latency_us",
            {"op": "get"}, "lat", "get"),
     Method("pp_mpi", "MPI ping-pong", "MPI_Send/Recv ping-pong (1/2 RTT)", "mpi", "mpi_msg", "latency_us", {},
@@ -138,19 +142,22 @@ class Placement:
         if self.id == "node":
             bw = {op: dict(run.limit_curve("memcpy_bw", "bandwidth_MBps", op=op)) for op in ("put", "get")}
             lat = {op: dict(run.limit_curve("memcpy_bw", "latency_us", op=op)) for op in ("put", "get")}
+            # runs recorded before the probe had fenced_us: the copy alone
+            fenced = dict(run.limit_curve("memcpy_bw", "fenced_us", op="put")) or lat["put"]
             floor = dict(run.pingpong_floor())
             for m in METHODS:
                 for x in self.sizes:
                     if m.shape == "bw":
                         v = bw[m.op].get(x)
                     else:
-                        t = floor.get(x) if m.pingpong else lat[m.op].get(x)
+                        t = floor.get(x) if m.pingpong else fenced.get(x) if m.completed else lat[m.op].get(x)
                         v = x / t if t else None
                     if v:
                         self.limit[(m.id, x)] = v
             self.peak_text = ("the single-core memcpy of the same pattern and size (limits/memcpy_bw: into the "
-                              "other process's buffer for puts and messages, out of it for gets; for a ping-pong "
-                              "the longer of that copy and the cache-line one-way time), best repetition")
+                              "other process's buffer for puts and messages, out of it for gets; for a put "
+                              "completed by quiet or MPI_Win_flush the copy then a full fence; for a ping-pong "
+                              "the longer of the copy and the cache-line one-way time), best repetition")
             self.have_peak = bool(self.limit)
             return
         best, where = 0.0, None
@@ -212,7 +219,8 @@ def out_of_reach(pl, t, x):
         return None
     if t.ours.shape == "bw":
         return "needs %s MB/s, the copy reaches %s" % (fmt(need), fmt(lim))
-    return "needs %s us, the copy alone takes %s" % (fmt(x / need), fmt(x / lim))
+    return "needs %s us, %s %s" % (fmt(x / need), "the copy and its fence take" if t.ours.completed
+                                   else "the copy alone takes", fmt(x / lim))
 
 
 def judge(pl, t, quick):

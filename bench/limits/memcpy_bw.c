@@ -9,7 +9,10 @@
  *   op=put  side 0's source into side 1's destination (put_bw, put_lat);
  *   op=get  side 1's source into side 0's destination (get_bw, get_lat).
  * bandwidth_MBps: put_bw's iterations and warm-up, MB = 1e6 bytes;
- * latency_us: the time of one copy, back to back, with put_lat's.
+ * latency_us: the time of one copy, back to back, with put_lat's;
+ * fenced_us: one copy then a full fence (the stores visible before any
+ *   later load), back to back: what a put completed by quiet costs at
+ *   least, on a machine whose stores may pass later loads (x86 included).
  * Each figure is the best of 3 timed trials: a limit is the best case.
  * Pinned to two CPUs when allowed (-t 0 disables).  Built with plain cc.
  */
@@ -23,7 +26,7 @@ enum { TRIALS = 3 };
 
 typedef struct shared {
     _Alignas(128) volatile int ready;     /* side 1 wrote its buffer */
-    double bw_us, lat_us;                 /* best trial of each loop */
+    double bw_us, lat_us, fenced_us;      /* best trial of each loop */
     bool ok;
 } shared_t;
 
@@ -35,18 +38,23 @@ typedef struct arg {
     unsigned seed;
 } arg_t;
 
-/* `iters` copies back to back after `warm` untimed ones; microseconds. */
-static double copies(char *dst, const char *src, size_t size, long iters, long warm)
+/* One copy; with `fence`, completed: a full fence after it. */
+static inline void copy_once(char *dst, const char *src, size_t size, bool fence)
 {
-    for (long i = 0; i < warm; i++) {
-        memcpy(dst, src, size);
-        __asm__ volatile("" ::: "memory");   /* keep every copy */
-    }
+    memcpy(dst, src, size);
+    if (fence)
+        __atomic_thread_fence(__ATOMIC_SEQ_CST);
+    __asm__ volatile("" ::: "memory");   /* keep every copy */
+}
+
+/* `iters` copies back to back after `warm` untimed ones; microseconds. */
+static double copies(char *dst, const char *src, size_t size, long iters, long warm, bool fence)
+{
+    for (long i = 0; i < warm; i++)
+        copy_once(dst, src, size, fence);
     double t0 = bench_now_us();
-    for (long i = 0; i < iters; i++) {
-        memcpy(dst, src, size);
-        __asm__ volatile("" ::: "memory");
-    }
+    for (long i = 0; i < iters; i++)
+        copy_once(dst, src, size, fence);
     return bench_now_us() - t0;
 }
 
@@ -71,14 +79,17 @@ static void side_run(int side, void *p, void *a)
         bench_cpu_pause();
     char *dst = arg->put ? arg->theirs : arg->mine;
     const char *src = arg->put ? arg->mine : arg->theirs;
-    s->bw_us = s->lat_us = 0;
+    s->bw_us = s->lat_us = s->fenced_us = 0;
     for (int t = 0; t < TRIALS; t++) {
-        double bw = copies(dst, src, arg->size, arg->bw_iters, t == 0 ? arg->bw_warm : 0);
-        double lat = copies(dst, src, arg->size, arg->lat_iters, t == 0 ? arg->lat_warm : 0);
+        double bw = copies(dst, src, arg->size, arg->bw_iters, t == 0 ? arg->bw_warm : 0, false);
+        double lat = copies(dst, src, arg->size, arg->lat_iters, t == 0 ? arg->lat_warm : 0, false);
+        double fenced = copies(dst, src, arg->size, arg->lat_iters, t == 0 ? arg->lat_warm : 0, true);
         if (t == 0 || bw < s->bw_us)
             s->bw_us = bw;
         if (t == 0 || lat < s->lat_us)
             s->lat_us = lat;
+        if (t == 0 || fenced < s->fenced_us)
+            s->fenced_us = fenced;
     }
     s->ok = bench_check(dst, arg->size, arg->seed);
 }
@@ -88,7 +99,7 @@ int main(int argc, char **argv)
     static const bench_info_t info = {
         .name = "memcpy_bw",
         .title = "machine limit: single-core memcpy between two processes' shared buffers, by size",
-        .columns = "op: size:B bandwidth_MBps:MB/s latency_us:us pinned: iterations: valid:",
+        .columns = "op: size:B bandwidth_MBps:MB/s latency_us:us fenced_us:us pinned: iterations: valid:",
         .min_size = 1, .max_size = (size_t)4 << 20,
         BENCH_SWEEP_BW,                  /* put_bw's and get_bw's */
         .ops = "put,get",
@@ -123,6 +134,7 @@ int main(int argc, char **argv)
             bench_col_int(&b, "size", (long long)size);
             bench_col_num(&b, "bandwidth_MBps", (double)size * (double)arg.bw_iters / s->bw_us);
             bench_col_num(&b, "latency_us", s->lat_us / (double)arg.lat_iters);
+            bench_col_num(&b, "fenced_us", s->fenced_us / (double)arg.lat_iters);
             bench_col_bool(&b, "pinned", pinned);
             bench_col_int(&b, "iterations", arg.bw_iters);
             bench_col_bool(&b, "valid", ok);

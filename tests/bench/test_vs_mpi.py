@@ -43,6 +43,7 @@ GET_MISS = 4096                              # the size where Shimmer's get floo
 FAULT = 1 << 20                              # the size where Shimmer's put flood beats memcpy
 PUT_LAT_MISS = 1024                          # put + quiet above 0.5x MPI's, which a copy allows
 OUT_OF_REACH = 2048                          # 0.5x MPI's put and get latency is below one copy
+FENCE = 0.004                                # us: what completing a copy adds (memcpy_bw fenced_us)
 
 
 def memcpy_bw(x):
@@ -54,7 +55,8 @@ def values():
     v = {}
     for x in SIZES:
         mc = memcpy_bw(x)
-        v[("limit", "memcpy_bw", ("op", "put"), x)] = {"bandwidth_MBps": mc, "latency_us": x / mc}
+        v[("limit", "memcpy_bw", ("op", "put"), x)] = {"bandwidth_MBps": mc, "latency_us": x / mc,
+                                                       "fenced_us": x / mc + FENCE}
         v[("limit", "memcpy_bw", ("op", "get"), x)] = {"bandwidth_MBps": mc, "latency_us": x / mc}
         for pre, scale in (("", 1.0), ("hosts_", 0.01)):
             put = (1.05 if (x == FAULT and not pre) else 0.9) * mc * scale
@@ -80,7 +82,7 @@ def values():
     return v
 
 
-COLUMNS = {"memcpy_bw": "op: size:B bandwidth_MBps:MB/s latency_us:us",
+COLUMNS = {"memcpy_bw": "op: size:B bandwidth_MBps:MB/s latency_us:us fenced_us:us",
            "put_bw": "size:B bandwidth_MBps:MB/s blocking_MBps:MB/s", "get_bw": "size:B bandwidth_MBps:MB/s blocking_MBps:MB/s",
            "put_lat": "size:B latency_us:us put_quiet_us:us pingpong_us:us", "get_lat": "size:B latency_us:us",
            "signal_lat": "size:B latency_us:us", "lastbyte_lat": "size:B latency_us:us",
@@ -164,7 +166,9 @@ class VersusMpi(unittest.TestCase):
         # half of MPI's time is less than the copy takes (out of reach)
         self.assertEqual(put_lat["verdict"], "MISSED")
         self.assertIn("missed at 2 of 10 sizes: 1 KiB", put_lat["detail"])
-        self.assertIn("out of reach (limits/memcpy_bw, this run) at 2 KiB: needs", put_lat["detail"])
+        t = OUT_OF_REACH / memcpy_bw(OUT_OF_REACH)
+        self.assertIn("out of reach (limits/memcpy_bw, this run) at 2 KiB: needs %s us, the copy and its fence "
+                      "take %s" % (versus_mpi.fmt(0.75 * t), versus_mpi.fmt(0.99 * (t + FENCE))), put_lat["detail"])
         self.assertNotIn("at 1 KiB:", put_lat["detail"])
         # getmem misses only where no copy could: blocked, with the measurement
         self.assertEqual(get_lat["verdict"], "BLOCKED")
@@ -189,9 +193,14 @@ class VersusMpi(unittest.TestCase):
         self.assertAlmostEqual(node["rma_put_agg"]["65536"]["pct_of_peak"], 0.5 / 1.01, places=6)
         self.assertTrue(node["put_flood"][str(FAULT)]["fault"])
         self.assertFalse(node["put_flood"]["65536"]["fault"])
-        # a latency as a data rate: size / time against the same copy
+        # a latency as a data rate: size / time against the same copy; a put
+        # completed by quiet or MPI_Win_flush against the copy and its fence
         t = (1 << 20) / memcpy_bw(1 << 20)
         self.assertAlmostEqual(node["get_blocking"]["1048576"]["pct_of_peak"], 0.99 * t / (1.1 * t + 0.002),
+                               places=6)
+        self.assertAlmostEqual(node["put_blocking"]["1048576"]["pct_of_peak"], 0.99 * (t + FENCE) / (1.2 * t + 0.002),
+                               places=6)
+        self.assertAlmostEqual(node["rma_put_flush"]["1048576"]["pct_of_peak"], 0.99 * (t + FENCE) / (3 * t + 0.02),
                                places=6)
         self.assertIn("Measurement faults", md)
         self.assertIn("Shimmer putmem_nbi x64 + quiet at 1 MiB", md)
@@ -270,7 +279,9 @@ class VersusMpiRecorded(unittest.TestCase):
         """The one-node peak of method m at size, straight from the probe's raw files."""
         if m.shape == "bw":
             return max(raw_values(self.dir, "limit", "memcpy_bw", "bandwidth_MBps", op=m.op, size=size))
-        t = min(raw_values(self.dir, "limit", "memcpy_bw", "latency_us", op=m.op, size=size))
+        fenced = raw_values(self.dir, "limit", "memcpy_bw", "fenced_us", op=m.op, size=size)
+        t = min(fenced if m.completed and fenced else
+                raw_values(self.dir, "limit", "memcpy_bw", "latency_us", op=m.op, size=size))
         if m.pingpong:
             t = max(t, min(raw_values(self.dir, "limit", "cacheline_pingpong", "latency_us", mode="flag")))
         return size / t
