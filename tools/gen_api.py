@@ -10,6 +10,8 @@ Writes (all committed, each with a do-not-edit banner):
   src/api/gen/routines.list every routine name with its family (for tests/tools)
   src/core/gen/dtype.def    X-macro of every type, for per-type kernels
   tests/func/gen/*.c        per-type tests (see gen_tests.py)
+and checks that docs/man has a page for every routine (gen_man.py writes
+the pages at build time).
 
 Usage:  tools/gen_api.py            regenerate
         tools/gen_api.py --check    exit 1 if any output is stale (CI)
@@ -475,10 +477,21 @@ def extension_exports():
     return [l.split()[0] for l in open(path) if l.strip() and not l.startswith("#")]
 
 
+def check_man_pages(types, families):
+    """Every routine is on a manual page whose text matches its prototypes
+    (the pages themselves are written at build time by gen_man.py)."""
+    import gen_man  # it imports this module: load it once both exist
+    try:
+        gen_man.build(types, families)
+    except gen_man.ManError as e:
+        sys.exit("gen_api.py: manual pages: %s" % e)
+
+
 def outputs():
     types = read_types(os.path.join(ROOT, "src/api/types.tsv"))
     families = read_families(os.path.join(ROOT, "src/api/routines.txt"))
     expand(families, types)
+    check_man_pages(types, families)
     files = {
         "include/shmem.h": write_shmem_h(families),
         "include/pshmem.h": write_pshmem_h(families),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test_install.sh BUILD_DIR SOURCE_DIR -- `cmake --install` into a prefix,
 # move the prefix, then build and run hello with everything a user has:
-# oshcc (shared and -static), oshc++, -showme, pkg-config, find_package.
+# oshcc (shared and -static), oshc++, -showme, pkg-config, find_package,
+# man -M <prefix>/share/man.
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d)
@@ -10,7 +11,8 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build" --prefix "$tmp/first" >/dev/null
 for f in bin/oshcc bin/oshc++ bin/oshrun bin/shimmer-info include/shmem.h include/shmemx.h \
          include/pshmem.h include/mpp/shmem.h lib/libshimmer.so lib/libshimmer.a \
-         lib/pkgconfig/shimmer.pc lib/cmake/shimmer/shimmer-config.cmake; do
+         lib/pkgconfig/shimmer.pc lib/cmake/shimmer/shimmer-config.cmake \
+         share/man/man3/shmem_put.3 share/man/man1/oshrun.1 share/man/man7/shimmer.7; do
   [ -e "$tmp/first/$f" ] || { echo "FAIL: $f not installed"; exit 1; }
 done
 mv "$tmp/first" "$tmp/moved"      # usable from any prefix
@@ -41,4 +43,7 @@ done
 # (not `| grep -q`: grep leaving early would SIGPIPE shimmer-info under pipefail)
 info=$("$p/bin/shimmer-info")
 grep -q "OpenSHMEM 1.6" <<<"$info" || { echo "FAIL: shimmer-info"; exit 1; }
-echo "PASS install tree (moved prefix): oshcc, -static, oshc++, pkg-config, find_package"
+# the manual pages of the moved prefix, by a typed routine's name
+page=$(MANWIDTH=80 MANPAGER=cat man -M "$p/share/man" shmem_long_atomic_fetch_add 2>&1)
+grep -q "^SHMEM_ATOMIC_FETCH_ADD(3)" <<<"$page" || { echo "FAIL: man -M: $page"; exit 1; }
+echo "PASS install tree (moved prefix): oshcc, -static, oshc++, pkg-config, find_package, man"
