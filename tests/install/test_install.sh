@@ -25,7 +25,11 @@ grep -q -- "-lshimmer" <<<"$("$p/bin/oshcc" -showme:link)" || { echo "FAIL: -sho
 "$p/bin/oshcc" -static "$src/examples/hello.c" -o hello_static
 printf '#include <shmem.h>\n#include <cstdio>\nint main(){shmem_init(); static long y; shmem_p(&y, 7L, 0);\nshmem_barrier_all(); if (shmem_my_pe()==0) std::printf("c++ %%ld\\n", y); shmem_finalize();}\n' > t.cpp
 "$p/bin/oshc++" t.cpp -o hello_cxx
-cc "$src/examples/hello.c" -o hello_pc $(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs shimmer)
+# pkg-config: no run path in Libs (packagers strip it; the user adds one
+# for a private prefix)
+pc() { PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config "$@" shimmer; }
+grep -q rpath <<<"$(pc --libs)" && { echo "FAIL: shimmer.pc Libs has a run path: $(pc --libs)"; exit 1; }
+cc "$src/examples/hello.c" -o hello_pc $(pc --cflags --libs) -Wl,-rpath,"$p/lib"
 mkdir cm && cat > cm/CMakeLists.txt <<CMEOF
 cmake_minimum_required(VERSION 3.18)
 project(t C)
