@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # test_install.sh BUILD_DIR SOURCE_DIR -- `cmake --install` into a prefix,
 # move the prefix, then build and run hello with everything a user has:
-# oshcc (shared and -static), oshc++, -showme, pkg-config, find_package,
-# man -M <prefix>/share/man.
+# oshcc (shared and -static), oshc++, -showme, pkg-config (and --static),
+# find_package (both targets), man -M <prefix>/share/man.
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d)
@@ -23,23 +23,32 @@ grep -q -- "-I$p/include" <<<"$("$p/bin/oshcc" -showme x.c)" || { echo "FAIL: -s
 grep -q -- "-lshimmer" <<<"$("$p/bin/oshcc" -showme:link)" || { echo "FAIL: -showme:link"; exit 1; }
 "$p/bin/oshcc" "$src/examples/hello.c" -o hello
 "$p/bin/oshcc" -static "$src/examples/hello.c" -o hello_static
+needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
 printf '#include <shmem.h>\n#include <cstdio>\nint main(){shmem_init(); static long y; shmem_p(&y, 7L, 0);\nshmem_barrier_all(); if (shmem_my_pe()==0) std::printf("c++ %%ld\\n", y); shmem_finalize();}\n' > t.cpp
 "$p/bin/oshc++" t.cpp -o hello_cxx
 # pkg-config: no run path in Libs (packagers strip it; the user adds one
-# for a private prefix)
+# for a private prefix); --static's Libs.private complete libshimmer.a
 pc() { PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config "$@" shimmer; }
 grep -q rpath <<<"$(pc --libs)" && { echo "FAIL: shimmer.pc Libs has a run path: $(pc --libs)"; exit 1; }
 cc "$src/examples/hello.c" -o hello_pc $(pc --cflags --libs) -Wl,-rpath,"$p/lib"
+cc "$src/examples/hello.c" -o hello_pc_static $(pc --cflags) \
+  $(pc --static --libs | sed 's/-lshimmer/-Wl,-Bstatic -lshimmer -Wl,-Bdynamic/')
 mkdir cm && cat > cm/CMakeLists.txt <<CMEOF
 cmake_minimum_required(VERSION 3.18)
 project(t C)
 find_package(shimmer REQUIRED)
 add_executable(hello_cmake $src/examples/hello.c)
 target_link_libraries(hello_cmake shimmer::shimmer)
+add_executable(hello_cmake_static $src/examples/hello.c)
+target_link_libraries(hello_cmake_static shimmer::shimmer_static)
 CMEOF
 cmake -S cm -B cm/b -G Ninja -DCMAKE_PREFIX_PATH="$p" >/dev/null && cmake --build cm/b >/dev/null
+for prog in hello_static hello_pc_static cm/b/hello_cmake_static; do
+  grep -q libshimmer <<<"$(needed $prog)" && { echo "FAIL: $prog needs libshimmer.so"; exit 1; }
+done
 
-for prog in ./hello ./hello_static ./hello_pc ./cm/b/hello_cmake; do
+for prog in ./hello ./hello_static ./hello_pc ./hello_pc_static ./cm/b/hello_cmake \
+            ./cm/b/hello_cmake_static; do
   out=$(env -u LD_LIBRARY_PATH "$p/bin/oshrun" -n 2 "$prog")
   [ "$(grep -c "Hello from PE" <<<"$out")" = 2 ] || { echo "FAIL: $prog: $out"; exit 1; }
 done
