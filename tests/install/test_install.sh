@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # test_install.sh BUILD_DIR SOURCE_DIR -- `cmake --install` into a prefix,
 # move the prefix, then build and run hello with everything a user has:
-# oshcc (shared and -static), oshc++, -showme, pkg-config (and --static),
-# find_package (both targets), man -M <prefix>/share/man.
+# oshcc (shared and -static), oshc++ and oshCC, -showme[:WHAT], pkg-config
+# (and --static), find_package (both targets), man -M <prefix>/share/man.
 set -euo pipefail
 build=$1 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 cmake --install "$build" --prefix "$tmp/first" >/dev/null
-for f in bin/oshcc bin/oshc++ bin/oshrun bin/shimmer-info include/shmem.h include/shmemx.h \
+for f in bin/oshcc bin/oshc++ bin/oshCC bin/oshrun bin/shimmer-info include/shmem.h include/shmemx.h \
          include/pshmem.h include/mpp/shmem.h lib/libshimmer.so lib/libshimmer.a \
          lib/pkgconfig/shimmer.pc lib/cmake/shimmer/shimmer-config.cmake \
          share/man/man3/shmem_put.3 share/man/man1/oshrun.1 share/man/man7/shimmer.7; do
@@ -21,11 +21,26 @@ cd "$tmp"
 
 grep -q -- "-I$p/include" <<<"$("$p/bin/oshcc" -showme x.c)" || { echo "FAIL: -showme"; exit 1; }
 grep -q -- "-lshimmer" <<<"$("$p/bin/oshcc" -showme:link)" || { echo "FAIL: -showme:link"; exit 1; }
+# Open MPI's -showme:WHAT (the paths are the moved prefix's)
+[ "$("$p/bin/oshcc" -showme:incdirs)" = "$p/include" ] || { echo "FAIL: -showme:incdirs"; exit 1; }
+[ "$("$p/bin/oshcc" -showme:libdirs)" = "$p/lib" ] || { echo "FAIL: -showme:libdirs"; exit 1; }
+[ "$("$p/bin/oshcc" -showme:libs)" = "shimmer" ] || { echo "FAIL: -showme:libs"; exit 1; }
+grep -q "^oshcc: Shimmer [0-9.]* (OpenSHMEM 1\.[0-9])" <<<"$("$p/bin/oshcc" --showme:version)" ||
+  { echo "FAIL: --showme:version"; exit 1; }
 "$p/bin/oshcc" "$src/examples/hello.c" -o hello
-"$p/bin/oshcc" -static "$src/examples/hello.c" -o hello_static
+# -static: libshimmer.a linked in; fully static when nothing it needs must
+# stay shared (-showme:help says which), else the note names what stays
+static_err=$("$p/bin/oshcc" -static "$src/examples/hello.c" -o hello_static 2>&1)
 needed() { readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p'; }
+if grep -q "fully static" <<<"$("$p/bin/oshcc" -showme:help)"; then
+  [ -z "$(needed hello_static)" ] || { echo "FAIL: -static left $(needed hello_static)"; exit 1; }
+else
+  grep -q "^oshcc: -static: libshimmer.a is linked in; .* stay shared" <<<"$static_err" ||
+    { echo "FAIL: -static does not say what stays shared: $static_err"; exit 1; }
+fi
 printf '#include <shmem.h>\n#include <cstdio>\nint main(){shmem_init(); static long y; shmem_p(&y, 7L, 0);\nshmem_barrier_all(); if (shmem_my_pe()==0) std::printf("c++ %%ld\\n", y); shmem_finalize();}\n' > t.cpp
 "$p/bin/oshc++" t.cpp -o hello_cxx
+"$p/bin/oshCC" t.cpp -o hello_cxx2
 # pkg-config: no run path in Libs (packagers strip it; the user adds one
 # for a private prefix); --static's Libs.private complete libshimmer.a
 pc() { PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config "$@" shimmer; }
@@ -52,11 +67,14 @@ for prog in ./hello ./hello_static ./hello_pc ./hello_pc_static ./cm/b/hello_cma
   out=$(env -u LD_LIBRARY_PATH "$p/bin/oshrun" -n 2 "$prog")
   [ "$(grep -c "Hello from PE" <<<"$out")" = 2 ] || { echo "FAIL: $prog: $out"; exit 1; }
 done
-[ "$("$p/bin/oshrun" -n 2 ./hello_cxx)" = "c++ 7" ] || { echo "FAIL: C++"; exit 1; }
+for prog in ./hello_cxx ./hello_cxx2; do
+  [ "$("$p/bin/oshrun" -n 2 $prog)" = "c++ 7" ] || { echo "FAIL: C++ ($prog)"; exit 1; }
+done
 # (not `| grep -q`: grep leaving early would SIGPIPE shimmer-info under pipefail)
 info=$("$p/bin/shimmer-info")
 grep -q "OpenSHMEM 1.6" <<<"$info" || { echo "FAIL: shimmer-info"; exit 1; }
 # the manual pages of the moved prefix, by a typed routine's name
 page=$(MANWIDTH=80 MANPAGER=cat man -M "$p/share/man" shmem_long_atomic_fetch_add 2>&1)
 grep -q "^SHMEM_ATOMIC_FETCH_ADD(3)" <<<"$page" || { echo "FAIL: man -M: $page"; exit 1; }
-echo "PASS install tree (moved prefix): oshcc, -static, oshc++, pkg-config, find_package, man"
+echo "PASS install tree (moved prefix): oshcc (-static, -showme:*), oshc++, oshCC, pkg-config" \
+     "(--static), find_package (shimmer, shimmer_static), man"

@@ -110,13 +110,14 @@ def man_finds_the_pages_by_any_name():
 
 
 def options_of(text):
-    return set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*)", text))
+    return set(re.findall(r"(?<![\w-])(--?[A-Za-z][\w-]*(?::\w+)?)", text))
 
 
 @case
 def tool_pages_name_every_option():
     """Every option a tool's help prints is on its page."""
     for tool, cmd in [("oshrun", [os.path.join(B, "bin", "oshrun"), "--help"]),
+                      ("oshcc", [os.path.join(B, "bin", "oshcc"), "-showme:help"]),
                       ("shimmer-info", [os.path.join(B, "bin", "shimmer-info"), "--bogus"])]:
         r = run(cmd)
         helptext = r.stdout + r.stderr
