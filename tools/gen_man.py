@@ -12,7 +12,9 @@ Writes, into the build tree (the pages are build outputs, not committed):
   man3/<name>.3   `.so` aliases: every other routine and generic name
   man1/*.1 man7/*.7   the tools and the overview
 
-Usage:  tools/gen_man.py --out DIR    write DIR/man1, DIR/man3, DIR/man7
+Usage:  tools/gen_man.py --out DIR [--tool-suffix=S]
+                      write DIR/man1, DIR/man3, DIR/man7; the pages of the
+                      programs as <name>S.1 (SHIMMER_TOOL_SUFFIX)
         tools/gen_man.py --check      check the texts only
 """
 import glob
@@ -42,6 +44,7 @@ class Page:
         self.name, self.section, self.where = name, section, where
         self.covers, self.deprecated = [], []  # items: "[family]" or a routine name
         self.also = []  # (name, section): more names that lead to this page
+        self.tool = False  # a program: installed names take SHIMMER_TOOL_SUFFIX
         self.brief = None
         self.parts = []  # (heading, [lines])
         self.routines = []  # covered routines, in covers order (set by resolve)
@@ -77,10 +80,12 @@ def read_texts(paths):
                     raise ManError("%s: text before the first '=== name(section)' line" % where)
                 continue
             if heading is None:
-                m = re.match(r"^(covers|deprecated|brief|also)\s+(.*)$", line)
+                m = re.match(r"^(covers|deprecated|brief|also|tool)\b\s*(.*)$", line)
                 if m:
                     key, value = m.groups()
-                    if key == "brief":
+                    if key == "tool":
+                        page.tool = True
+                    elif key == "brief":
                         page.brief = value.strip()
                     elif key == "also":
                         for item in value.split():
@@ -456,8 +461,10 @@ def expand_environment(_page):
 
 
 # ----------------------------------------------------------------- the whole set
-def build(types=None, families=None):
-    """{relative path: text} of every page and alias; raises ManError."""
+def build(types=None, families=None, tool_suffix=""):
+    """{relative path: text} of every page and alias; raises ManError.
+    The files of programs' pages (and their aliases) are named with
+    `tool_suffix`, as the programs are installed."""
     if families is None:
         types = gen_api.read_types(os.path.join(ROOT, "src/api/types.tsv"))
         families = gen_api.read_families(os.path.join(ROOT, "src/api/routines.txt"))
@@ -472,27 +479,31 @@ def build(types=None, families=None):
         if key in names:
             raise ManError("%s: page %s(%s) twice" % (page.where, page.name, page.section))
         names[key] = page
+    def file_of(page, name, sec):
+        suffix = tool_suffix if page.tool and sec == page.section else ""
+        return "man%s/%s%s.%s" % (sec, name, suffix, sec)
+
     for page in pages:
         for alias, sec in aliases(page):
             if (alias, sec) in names:
                 raise ManError("%s: %s(%s) is a name of two pages, %s and %s"
                                % (page.where, alias, sec, names[(alias, sec)].name, page.name))
             names[(alias, sec)] = page
-            files["man%s/%s.%s" % (sec, alias, sec)] = ".so man%s/%s.%s\n" % (
-                page.section, page.name, page.section)
+            files[file_of(page, alias, sec)] = ".so %s\n" % file_of(page, page.name, page.section)
     for page in pages:
         check_page(page, names)
     expanders = {"routines": expand_routines(pages, families), "environment": expand_environment}
     for page in pages:
-        files["man%s/%s.%s" % (page.section, page.name, page.section)] = \
-            "\n".join(render(page, expanders)) + "\n"
+        files[file_of(page, page.name, page.section)] = "\n".join(render(page, expanders)) + "\n"
     return files
 
 
 def main():
     args = sys.argv[1:]
+    suffix = [a for a in args if a.startswith("--tool-suffix=")]
+    args = [a for a in args if a not in suffix]
     try:
-        files = build()
+        files = build(tool_suffix=suffix[0].split("=", 1)[1] if suffix else "")
     except ManError as e:
         print("gen_man.py: %s" % e, file=sys.stderr)
         return 1
