@@ -50,7 +50,7 @@ static void alltoall_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
     size_t bytes = block_bytes(a);
 
-    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+    if (SHR_UNLIKELY(shr_g.has_remote) && shr_coll_hier_wanted(c)) {
         shr_coll_alltoall_hier(c, a); /* members on several nodes (coll_hier*.c) */
         return;
     }

@@ -51,7 +51,7 @@ void shr_coll_aset_begin(shr_coll_t *c, shr_team_t *view, const char *fn, int PE
     c->seq = 0;
     c->psync = pSync;
     c->kind = kind;
-    c->all_local = SHR_LIKELY(!shr_g.needs_progress) || view_all_local(view, pSync);
+    c->all_local = SHR_LIKELY(!shr_g.has_remote) || view_all_local(view, pSync);
     c->full = false;
     c->nested = false;
     if (SHR_UNLIKELY(shr_g.check_gate)) {

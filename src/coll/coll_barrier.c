@@ -139,7 +139,7 @@ void shr_coll_barrier_line(shr_coll_t *c, const shr_coll_args_t *a)
 /* The job's state decides, so every PE makes the same choice. */
 static void barrier_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
-    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+    if (SHR_UNLIKELY(shr_g.has_remote) && shr_coll_hier_wanted(c)) {
         shr_coll_barrier_hier(c, a); /* members on several nodes (coll_hier.c) */
     } else if (shr_g.oversubscribed) {
         shr_coll_barrier_central(c, a);

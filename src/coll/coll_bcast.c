@@ -42,7 +42,7 @@ static void bcast_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
     size_t n1 = (size_t)c->team->n_pes - 1;
 
-    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+    if (SHR_UNLIKELY(shr_g.has_remote) && shr_coll_hier_wanted(c)) {
         shr_coll_bcast_hier(c, a); /* members on several nodes (coll_hier.c) */
         return;
     }

@@ -138,7 +138,7 @@ void shr_coll_collect_flat(shr_coll_t *c, const shr_coll_args_t *a)
 
 static void collect_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
-    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+    if (SHR_UNLIKELY(shr_g.has_remote) && shr_coll_hier_wanted(c)) {
         shr_coll_collect_hier(c, a); /* members on several nodes (coll_hier*.c) */
         return;
     }
@@ -151,7 +151,7 @@ static void fcollect_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
     int n1 = c->team->n_pes - 1;
 
-    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+    if (SHR_UNLIKELY(shr_g.has_remote) && shr_coll_hier_wanted(c)) {
         shr_coll_fcollect_hier(c, a); /* members on several nodes (coll_hier*.c) */
         return;
     }

@@ -205,7 +205,7 @@ static const shr_hier_plan_t *aset_plan(const shr_coll_t *c, bool *owned_p)
 
 bool shr_coll_hier_wanted(shr_coll_t *c)
 {
-    if (c->nested || !shr_g.needs_progress) {
+    if (c->nested || !shr_g.has_remote) {
         return false;
     }
     if (c->psync == NULL) {
@@ -233,7 +233,7 @@ bool shr_hier_begin(shr_coll_t *c, int root, shr_hier_t *h)
     const shr_hier_plan_t *p;
     bool owned = false;
 
-    if (c->nested || !shr_g.needs_progress) {
+    if (c->nested || !shr_g.has_remote) {
         return false; /* a phase of a hierarchical call, or every PE on one node */
     }
     if (c->psync == NULL) {

@@ -195,7 +195,7 @@ void shr_coll_team_end(shr_coll_t *c);
 bool shr_coll_team_all_mapped(shr_team_t *team);
 static inline bool shr_coll_team_local(shr_team_t *team)
 {
-    return SHR_LIKELY(!shr_g.needs_progress) || shr_coll_team_all_mapped(team);
+    return SHR_LIKELY(!shr_g.has_remote) || shr_coll_team_all_mapped(team);
 }
 /* Builds the view team and the call on pSync.  The triplet was checked by
  * the API layer in debug mode. */

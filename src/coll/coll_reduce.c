@@ -51,7 +51,7 @@ static void reduce_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
     size_t bytes = a->count * elem_size(a);
 
-    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+    if (SHR_UNLIKELY(shr_g.has_remote) && shr_coll_hier_wanted(c)) {
         shr_coll_reduce_hier(c, a); /* members on several nodes (coll_hier.c) */
         return;
     }

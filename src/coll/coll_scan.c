@@ -24,7 +24,7 @@ static void scan_auto(shr_coll_t *c, const shr_coll_args_t *a)
 {
     size_t bytes = a->count * shr_dtype_size(a->dt);
 
-    if (SHR_UNLIKELY(shr_g.needs_progress) && shr_coll_hier_wanted(c)) {
+    if (SHR_UNLIKELY(shr_g.has_remote) && shr_coll_hier_wanted(c)) {
         shr_coll_scan_hier(c, a); /* members on several nodes (coll_hier*.c) */
         return;
     }

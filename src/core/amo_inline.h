@@ -32,6 +32,13 @@ typedef enum {
     SHR_AMO_FETCH_XOR
 } shr_amo_op_t;
 
+/* Does `op` return the old value? */
+static SHR_ALWAYS_INLINE bool shr_amo_op_fetches(shr_amo_op_t op)
+{
+    return op != SHR_AMO_SET && op != SHR_AMO_ADD && op != SHR_AMO_AND && op != SHR_AMO_OR &&
+           op != SHR_AMO_XOR;
+}
+
 #define SHR_AMO_CASE_WIDTH(_type, _p, _op, _value, _cond) do { \
         _type *q_ = (_type *)(_p), v_ = (_type)(_value), c_ = (_type)(_cond); \
         switch (_op) { \

@@ -258,7 +258,7 @@ static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
         void *base;
 
         if (!pair_is_local(cards, shr_g.my_pe, pe)) {
-            shr_g.needs_progress = 1; /* some peer goes through the remote transport */
+            shr_g.has_remote = 1; /* some peer goes through the remote transport */
             continue;
         }
         if (pe == shr_g.my_pe) {
@@ -304,6 +304,8 @@ static void unmap_peers(void)
     shr_g.local_pes = NULL;
     free(shr_g.node_of);
     shr_g.node_of = NULL;
+    shr_g.has_remote = 0;
+    shr_g.needs_progress = 0;
 }
 
 /* Every PE must see the same symmetric layout; a mismatch means different
@@ -616,7 +618,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
      * node's peers map our segment.  Across nodes only the node meets: a
      * world barrier would cost every PE a UCX wire-up (ms over TCP) before
      * the program sends a byte. */
-    shr_coll_barrier(shr_g.needs_progress ? shr_team_shared : shr_team_world);
+    shr_coll_barrier(shr_g.has_remote ? shr_team_shared : shr_team_world);
     /* this node's peers hold their mappings now: a file-backed segment's
      * name can go */
     shr_shm_seg_unlink(&my_heap);
@@ -662,7 +664,6 @@ void shr_finalize(const char *routine)
     unmap_peers();
     shr_shm_seg_destroy(&my_heap);
     memset(shr_g.seg, 0, sizeof(shr_g.seg));
-    shr_g.needs_progress = 0;
     fflush(NULL);
     shr_boot_fini();
 }

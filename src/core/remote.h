@@ -1,10 +1,18 @@
 /*
- * remote.h -- operations on PEs that are not load/store reachable.  The
- * core's slow paths call these; the remote transport (transport/ucx)
- * implements them.  Without one, every call reports the PE as unreachable.
+ * remote.h -- the remote transport: how core reaches the PEs that are not
+ * load/store reachable (other nodes, or peers SHIMMER_REMOTE_PES makes
+ * remote).
+ *
+ * A transport is a table of operations (shr_remote_ops_t), the way boot
+ * chooses its implementation.  core/remote.c holds the one list of
+ * transports and chooses at init: `ucx` when the job spans nodes or
+ * SHIMMER_REMOTE_PES asks for it, otherwise `none` (every PE is mapped;
+ * nothing is loaded).  Core calls the chosen table through `shr_remote`, and
+ * only from its slow paths: the on-node fast path never looks at it.
  *
  * Addresses are the caller's symmetric addresses; `pe` is a world PE.
- * Thread-safety follows the context (SHMEM_CTX_PRIVATE/SERIALIZED).
+ * Thread-safety of the data operations follows the context
+ * (SHMEM_CTX_PRIVATE / SERIALIZED, or shared under SHMEM_THREAD_MULTIPLE).
  */
 #ifndef SHR_REMOTE_H
 #define SHR_REMOTE_H
@@ -16,58 +24,140 @@
 #include "core/amo_inline.h"
 #include "core/team.h"
 
+/* What a transport reports at init; core decides from these, not from
+ * which transport it is. */
+/* Its atomics execute as CPU atomics on the target's memory: atomic with
+ * the AMOs this node's PEs apply to the same words through their mappings. */
+#define SHR_REMOTE_CAP_CPU_ATOMICS     (1u << 0)
+/* Operations aimed at this PE need this PE to drive the transport: waits
+ * poll it and a nap wakes on its traffic (shr_g.needs_progress). */
+#define SHR_REMOTE_CAP_TARGET_PROGRESS (1u << 1)
+
+/* Bumped whenever this table or a struct a transport reads (state.h,
+ * team.h, env.h) changes shape: a plugin built for another layout is
+ * refused at load. */
+#define SHR_REMOTE_ABI 1
+
+typedef struct shr_remote_ops {
+    const char *name;
+    unsigned abi;             /* SHR_REMOTE_ABI of the plugin's build */
+    const char *version;      /* SHIMMER_VERSION_STRING of the plugin's build */
+
+    /* ---- life cycle (init and the last finalize; serialised) ---- */
+    /* Right after the transport was loaded (a plugin: after dlopen; built
+     * in: at every init).  May run on init's helper thread; must touch no
+     * memory of the executable's data segment.  May be NULL. */
+    void (*attach)(void);
+    /* On init's helper thread, once boot has joined a job that spans
+     * nodes: the slow part of bringing the transport up, overlapping init's
+     * local work.  Logs nothing; returns what publish takes over (malloc'ed
+     * or NULL), never in the executable's data segment, which init is
+     * copying meanwhile.  May be NULL. */
+    void *(*prestart)(void);
+    /* Before the init exchange, on every PE of a job some of whose peers
+     * may be remote: brings the transport up and publishes this PE's
+     * address and keys through boot.  `early` is prestart's result (or
+     * NULL); publish owns it.  Logs the cause on error, naming `routine`. */
+    shr_status_t (*publish)(const char *routine, void *early);
+    /* Collective over all PEs, after the shared-memory peers are mapped
+     * (shr_g.seg[].peer_base is NULL for every remote PE): readies the
+     * transport for the remote PEs, or tears publish's work down when this
+     * PE has none.  Sets *caps_p (SHR_REMOTE_CAP_*).  Logs on error. */
+    shr_status_t (*init)(const char *routine, unsigned *caps_p);
+    /* The last finalize's barrier when this PE has remote peers: completes
+     * every context's operations, then meets every PE through boot while
+     * driving the transport.  False (doing nothing) when it has none. */
+    bool (*final_barrier)(void);
+    /* The last finalize, after the final barrier (also undoes a publish
+     * whose init failed or never ran). */
+    void (*fini)(void);
+
+    /* ---- contexts (thread-safe: any thread, any time) ---- */
+    /* Per-context state (ctx->transport) of a user context, after ctx's
+     * team, PE mapping and options are set; on failure logs (naming
+     * `routine`), leaves ctx->transport NULL.  destroy runs after the
+     * context's quiet. */
+    shr_status_t (*ctx_create)(shr_ctx_t *ctx, const char *routine);
+    void (*ctx_destroy)(shr_ctx_t *ctx);
+
+    /* ---- data: every operation takes a completion object ----
+     * cmpl NULL: blocking -- a put returns once `src` may be reused (local
+     * completion), a get or fetching AMO once the value is delivered.
+     * Otherwise the operation is counted in *cmpl until it completes (a
+     * put locally; its remote completion is quiet's), and a result lands
+     * in the caller's buffer by then. */
+    void (*put)(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                shr_cmpl_t *cmpl);
+    void (*get)(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                shr_cmpl_t *cmpl);
+    /* `op` on `size` (4 or 8) bytes at dest; the old value of a fetching
+     * op lands in *fetch (`size` bytes; for CSWAP `cond` is the compare
+     * value).  A non-fetching op passes fetch NULL. */
+    void (*amo)(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, uint64_t value,
+                uint64_t cond, size_t size, int pe, shr_cmpl_t *cmpl);
+    /* The 64-bit flag at `sig` of pe becomes `value` (SHMEM_SIGNAL_SET) or
+     * grows by it (SHMEM_SIGNAL_ADD) after the `len` bytes from src (len may
+     * be 0) and every earlier put of ctx to pe are delivered: the
+     * transport owns data-then-flag order.  The flag update is counted in
+     * the context's completion object; cmpl is the data's, as for put. */
+    void (*put_signal)(shr_ctx_t *ctx, void *dest, const void *src, size_t len, uint64_t *sig,
+                       uint64_t value, int sig_op, int pe, shr_cmpl_t *cmpl);
+    /* Orders ctx's later operations after its earlier ones, per PE. */
+    void (*fence)(shr_ctx_t *ctx);
+    /* Completes every operation of ctx (remotely, for puts and AMOs), or
+     * only those to the `npes` world PEs of `pes` when pes is not NULL. */
+    void (*quiet)(shr_ctx_t *ctx, const int *pes, size_t npes);
+    /* Waits until *cmpl counts nothing, driving ctx's transport state. */
+    void (*wait)(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
+
+    /* ---- progress (thread-safe) ---- */
+    /* Serves what peers aimed at this PE; one non-blocking round. */
+    void (*progress)(void);
+    /* Sleeps up to `ns` ns, waking early when a peer's operation arrives
+     * (the wait primitive's nap); true when woken by such traffic. */
+    bool (*nap)(uint64_t ns);
+} shr_remote_ops_t;
+
+/* The transport in use: `none` until init chooses, and after finalize. */
+extern const shr_remote_ops_t *shr_remote;
+/* What it reported at init (SHR_REMOTE_CAP_*). */
+extern unsigned shr_remote_caps;
+
+/* ---- the life cycle, as init.c calls it (core/remote.c) ---- */
+
 /* Right after boot joined the job (shr_g.n_pes set, nothing else yet):
- * when the job spans nodes, begins bringing the transport up in the
- * background, overlapping init's local work.  Best effort and silent;
- * shr_remote_publish takes the result. */
+ * when the job spans nodes, loads the transport and begins bringing it up
+ * on a helper thread, overlapping init's local work.  Silent;
+ * shr_remote_publish takes the result (and reports a failure). */
 void shr_remote_prestart(void);
-
-/* Before the init exchange (shr_boot_allgather of the PE cards), on every
- * PE: if some peer may be out of load/store reach (the starter places PEs on
- * several nodes, or SHIMMER_REMOTE_PES names some), brings the transport up
- * and publishes this PE's address and memory keys through boot, so that
- * they travel with that one exchange.  Otherwise does nothing.  Logs the
- * cause on error, naming `routine`. */
+/* Before the init exchange, on every PE: if some peer may be out of
+ * load/store reach (the starter places PEs on several nodes, or
+ * SHIMMER_REMOTE_PES names some), chooses and loads the transport (a
+ * missing plugin is one line naming the file and the package), brings it
+ * up and publishes this PE's address and keys.  Otherwise does nothing. */
 shr_status_t shr_remote_publish(const char *routine);
-
-/* Collective over all PEs, after the shared-memory peers are mapped: brings
- * up the remote transport for the PEs whose shr_g.seg[].peer_base is NULL
- * (exchanging addresses and keys through boot).  Logs the cause on error,
- * naming `routine`. */
+/* Collective, after the shared-memory peers are mapped: readies the
+ * transport for the PEs whose shr_g.seg[].peer_base is NULL and sets
+ * shr_g.has_remote, shr_g.needs_progress and shr_remote_caps. */
 shr_status_t shr_remote_init(const char *routine);
-/* The last finalize's barrier when some peer is remote (shr_g.needs_progress,
- * the same on every PE): completes every context's operations, then meets
- * every PE through boot while driving the transport (remote peers' last
- * operations need our progress).  No endpoint is made for it: a job that
- * never sent a byte across nodes never wires one up.  False, doing nothing,
- * when no peer is remote (the caller's shared-memory barrier is cheaper). */
+/* The last finalize's barrier; false when no peer is remote (the caller's
+ * own barrier is cheaper). */
 bool shr_remote_final_barrier(void);
-/* Collective; the last finalize, after the final barrier. */
+/* The last finalize (and init's unwinding): back to `none`. */
 void shr_remote_fini(void);
 
-/* Per-context state (ctx->transport) of a user-created context: create
- * runs after ctx's team, PE mapping and options are set, destroy after its
- * implicit quiet.  The default context's state is made by shr_remote_init.
- * On failure create logs the cause (naming `routine`), leaves
- * ctx->transport NULL and returns an error: shmem_ctx_create then fails
- * cleanly.  Thread-safe: different threads may create and destroy
- * different contexts at the same time. */
-shr_status_t shr_remote_ctx_create(shr_ctx_t *ctx, const char *routine);
-void shr_remote_ctx_destroy(shr_ctx_t *ctx);
+/* Per-context state of a user context (see ctx_create above). */
+static inline shr_status_t shr_remote_ctx_create(shr_ctx_t *ctx, const char *routine)
+{
+    return shr_remote->ctx_create(ctx, routine);
+}
+static inline void shr_remote_ctx_destroy(shr_ctx_t *ctx)
+{
+    shr_remote->ctx_destroy(ctx);
+}
 
-void shr_remote_put(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi);
-void shr_remote_get(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi);
-uint64_t shr_remote_amo(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
-                        uint64_t cond, size_t size, int pe);
-void shr_remote_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest,
-                        uint64_t value, uint64_t cond, size_t size, int pe);
-void shr_remote_fence(shr_ctx_t *ctx);
-void shr_remote_quiet(shr_ctx_t *ctx, const int *pes, size_t npes);
-void shr_remote_progress(void);
-/* Sleeps for up to `ns` nanoseconds, waking early when an operation of a
- * remote peer arrives (the caller's next shr_remote_progress serves it): the
- * wait primitive's nap, so that a napping PE still answers at once.  True
- * when woken by (or returning for) such traffic.  Thread-safe. */
-bool shr_remote_nap(uint64_t ns);
+/* The built-in transport `none`: every PE must be load/store reachable
+ * (core/remote_none.c). */
+extern const shr_remote_ops_t shr_remote_none;
 
 #endif

@@ -26,7 +26,7 @@ void shr_rma_put_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len, i
         return;
     }
     require_symmetric("dest", dest, len);
-    shr_remote_put(ctx, dest, src, len, pe, nbi);
+    shr_remote->put(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : NULL);
 }
 
 void shr_rma_get_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
@@ -35,73 +35,99 @@ void shr_rma_get_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len, i
         return;
     }
     require_symmetric("source", src, len);
-    shr_remote_get(ctx, dest, src, len, pe, nbi);
+    shr_remote->get(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : NULL);
 }
 
+/* Strided transfers to a remote PE: every block in flight at once, counted
+ * in one completion object, then waited for (blocking: the source is
+ * reusable, or the data in dest, on return). */
 void shr_rma_iput_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                        size_t bsize, size_t nblocks, size_t elem, int pe)
 {
-    for (size_t i = 0; i < nblocks; i++) {
-        shr_rma_put_slow(ctx, (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
-                         (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elem, bsize * elem,
-                         pe, true);
+    shr_cmpl_t blocks = {0, 0};
+    size_t len = bsize * elem;
+
+    if (len == 0 || nblocks == 0) {
+        return;
     }
-    shr_remote_quiet(ctx, &pe, 1); /* blocking: source reusable on return */
+    for (size_t i = 0; i < nblocks; i++) {
+        char *d = (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem;
+        require_symmetric("dest", d, len);
+        shr_remote->put(ctx, d, (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elem, len,
+                        pe, &blocks);
+    }
+    shr_remote->wait(ctx, &blocks);
 }
 
 void shr_rma_iget_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
                        size_t bsize, size_t nblocks, size_t elem, int pe)
 {
-    for (size_t i = 0; i < nblocks; i++) {
-        shr_rma_get_slow(ctx, (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem,
-                         (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elem, bsize * elem,
-                         pe, true);
+    shr_cmpl_t blocks = {0, 0};
+    size_t len = bsize * elem;
+
+    if (len == 0 || nblocks == 0) {
+        return;
     }
-    shr_remote_quiet(ctx, &pe, 1); /* blocking: data in dest on return */
+    for (size_t i = 0; i < nblocks; i++) {
+        const char *s = (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elem;
+        require_symmetric("source", s, len);
+        shr_remote->get(ctx, (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem, s, len, pe,
+                        &blocks);
+    }
+    shr_remote->wait(ctx, &blocks);
 }
 
+/* A fetching AMO waits for its value; the others complete by quiet. */
 uint64_t shr_amo_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value, uint64_t cond,
                       size_t size, int pe)
 {
+    union {
+        uint32_t u32;
+        uint64_t u64;
+    } old = {.u64 = 0};
+    bool fetches = shr_amo_op_fetches(op);
+
     require_symmetric("dest", dest, size);
-    return shr_remote_amo(ctx, op, dest, value, cond, size, pe);
+    shr_remote->amo(ctx, op, fetches ? &old : NULL, dest, value, cond, size, pe,
+                    fetches ? NULL : &ctx->cmpl);
+    return size == 4 ? old.u32 : old.u64;
 }
 
 void shr_amo_nbi_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, uint64_t value,
                       uint64_t cond, size_t size, int pe)
 {
     require_symmetric("dest", dest, size);
-    shr_remote_amo_nbi(ctx, op, fetch, dest, value, cond, size, pe);
+    shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &ctx->cmpl);
 }
 
 void shr_fence(shr_ctx_t *ctx)
 {
     shr_fence_stores();
-    if (shr_g.needs_progress) {
-        shr_remote_fence(ctx);
+    if (shr_g.has_remote) {
+        shr_remote->fence(ctx);
     }
 }
 
 void shr_quiet(shr_ctx_t *ctx)
 {
     shr_fence_full();
-    if (shr_g.needs_progress) {
-        shr_remote_quiet(ctx, NULL, 0);
+    if (shr_g.has_remote) {
+        shr_remote->quiet(ctx, NULL, 0);
     }
 }
 
 void shr_quiet_before_arrival(shr_ctx_t *ctx)
 {
     shr_fence_stores();
-    if (shr_g.needs_progress) {
-        shr_remote_quiet(ctx, NULL, 0);
+    if (shr_g.has_remote) {
+        shr_remote->quiet(ctx, NULL, 0);
     }
 }
 
 void shr_quiet_pes(shr_ctx_t *ctx, const int *pes, size_t npes)
 {
     shr_fence_full();
-    if (shr_g.needs_progress) {
-        shr_remote_quiet(ctx, pes, npes);
+    if (shr_g.has_remote) {
+        shr_remote->quiet(ctx, pes, npes);
     }
 }

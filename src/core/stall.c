@@ -143,7 +143,7 @@ void shr_stall_watch(void)
     uint64_t now = now_ns();
     int n = shr_g.n_pes;
 
-    if (shr_stall_words == NULL || shr_g.needs_progress || now < shr_stall_w.next_ns) {
+    if (shr_stall_words == NULL || shr_g.has_remote || now < shr_stall_w.next_ns) {
         return; /* a job with remote PEs is not watched (read_word) */
     }
     shr_stall_w.next_ns = now + SHR_STALL_SAMPLE_NS;

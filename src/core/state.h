@@ -33,8 +33,12 @@ typedef struct shr_state {
     int check_gate;      /* run argument checks (always on before init/after finalize) */
     int my_pe;
     int n_pes;
-    int needs_progress;  /* some peer is remote: waits must drive the transport */
+    int needs_progress;  /* waits must drive the remote transport (a remote peer
+                            exists and the transport needs target progress) */
     unsigned wait_spin;  /* pauses before a waiter starts yielding */
+    int has_remote;      /* some peer is reached through the remote transport:
+                            quiet and fence involve it, collectives may be
+                            hierarchical (core/remote.h) */
     uint64_t wait_sleep_after_ns; /* waits longer than this sleep (wait_inline.h) */
     shr_seg_t seg[SHR_SEG_COUNT];
 

@@ -23,6 +23,17 @@
 typedef struct shmem_team_impl shr_team_t;
 typedef struct shmem_ctx_impl shr_ctx_t;
 
+/* A completion object: how many operations issued with it are still in
+ * flight.  Only the remote transport counts (on this node an operation is
+ * complete when its store is done).  `pending` changes atomically, in the
+ * issuing thread and in whichever thread completes the operation;
+ * `status` keeps the transport's code of the first failure, written before
+ * `pending` drops. */
+typedef struct shr_cmpl {
+    uint64_t pending;
+    int status;
+} shr_cmpl_t;
+
 #define SHR_TEAM_MAGIC 0x7ea3c0deu /* a live team */
 #define SHR_CTX_MAGIC  0xc7c0ffeeu /* a live context */
 #define SHR_SESSION_OPEN (1L << 62)  /* in session_options: a session is open */
@@ -57,6 +68,7 @@ struct shmem_ctx_impl {
     int pe_start, pe_stride; /* team PE -> world PE, copied from the team ... */
     int *world_pes;          /* ... (or its member list) for the fast path */
     void *transport;         /* per-context transport state (UCX worker) */
+    shr_cmpl_t cmpl;         /* its non-blocking remote operations in flight */
     bool predefined;
 
     /* ---- ctx.c's own ---- */

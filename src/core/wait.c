@@ -18,7 +18,7 @@ static uint64_t now_ns(void)
 
 void shr_progress(void)
 {
-    shr_remote_progress();
+    shr_remote->progress();
 }
 
 #define SHR_WAIT_SLEEP_MAX_NS 1000000ull /* 1 ms */
@@ -62,7 +62,7 @@ void shr_waiter_yield(shr_waiter_t *waiter)
     if (shr_g.needs_progress) {
         /* woken early by a remote peer's operation; while peers keep
          * sending, poll again instead of napping (each nap costs a wake-up) */
-        if (shr_remote_nap(nap)) {
+        if (shr_remote->nap(nap)) {
             waiter->sleeping = false;
             waiter->since_ns = 0;
         }

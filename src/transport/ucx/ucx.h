@@ -22,6 +22,7 @@
 
 #include <ucp/api/ucp.h>
 
+#include "core/remote.h"
 #include "core/state.h"
 #include "core/team.h"
 #include "util/compiler.h"
@@ -70,9 +71,10 @@ typedef struct shr_ucx {
     shr_ucx_worker_t *pool;          /* workers of destroyed contexts, for the next ones */
     shr_ucx_remote_t **remote;       /* [n_pes], fetched on first use */
     bool published;                  /* context up, blob published */
-    bool active;                     /* shr_remote_init found remote peers */
+    bool active;                     /* init found remote peers */
     bool wakeup;                     /* context has UCP_FEATURE_WAKEUP */
     bool strong_fence;               /* fence must flush (multi-rail UCX < 1.14) */
+    bool cpu_atomics;                /* UCX_ATOMIC_MODE=cpu (Shimmer's default) */
     int finalizing;                  /* peer failures are expected now */
     uint64_t activity;               /* progress calls by application threads */
     int n_remote;                    /* PEs reached through UCX */
@@ -111,7 +113,22 @@ void shr_ucx_remote_free_all(void);
 shr_status_t shr_ucx_rkey_unpack(const shr_ucx_remote_t *remote, shr_ucx_peer_t *peer, int pe);
 void shr_ucx_rkey_destroy(shr_ucx_peer_t *peer);
 
+/* The transport's table (ucx_init.c) and its operations (core/remote.h
+ * says what each does). */
+extern const shr_remote_ops_t shr_ucx_ops;
+
 /* ---- ucx_rma.c ---- */
+void shr_ucx_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                    shr_cmpl_t *cmpl);
+void shr_ucx_get_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                    shr_cmpl_t *cmpl);
+void shr_ucx_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, uint64_t value,
+                    uint64_t cond, size_t size, int pe, shr_cmpl_t *cmpl);
+void shr_ucx_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                           uint64_t *sig, uint64_t value, int sig_op, int pe, shr_cmpl_t *cmpl);
+void shr_ucx_fence_op(shr_ctx_t *ctx);
+void shr_ucx_quiet_op(shr_ctx_t *ctx, const int *pes, size_t npes);
+void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
 /* Completes every operation w started on the endpoints of `pes` (NULL: all
  * dirty ones): flushes exactly the endpoints this worker created and used,
  * never the ones peers created towards it (those may wait for a peer's
@@ -128,6 +145,8 @@ void shr_ucx_peer_close(shr_ucx_worker_t *w, int pe, bool force);
 /* Drives the default worker (incoming operations) and the other workers,
  * skipping any another thread holds.  Counts as application activity. */
 void shr_ucx_progress_all(void);
+/* The wait primitive's nap (core/remote.h's nap). */
+bool shr_ucx_nap(uint64_t ns);
 /* The progress thread. */
 shr_status_t shr_ucx_progress_thread_start(const char *routine);
 void shr_ucx_progress_thread_stop(void);

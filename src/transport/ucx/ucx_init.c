@@ -2,16 +2,16 @@
  * ucx_init.c -- bringing the UCX transport up and down, and the per-context
  * workers.
  *
- *   shr_remote_publish (before the init exchange): only if some peer may be
- *     out of load/store reach -- the starter puts PEs on several nodes, or
- *     SHIMMER_REMOTE_PES names some -- create the context and the default
- *     worker, register the segments, publish address and keys.  A job on
- *     one node never pays for UCX.
- *   shr_remote_init (after the peers are mapped): if this PE turned out to
- *     have no remote peer, tear it down again; otherwise start the progress
+ *   publish (before the init exchange; core calls it only if some peer may
+ *     be out of load/store reach -- the starter puts PEs on several nodes,
+ *     or SHIMMER_REMOTE_PES names some): create the context and the
+ *     default worker, register the segments, publish address and keys.  A
+ *     job on one node never pays for UCX.
+ *   init (after the peers are mapped): if this PE turned out to have no
+ *     remote peer, tear it down again; otherwise start the progress
  *     thread.  No communication: endpoints come on first use.
- *   shr_remote_fini: complete, meet every PE (driving the workers while
- *     waiting, so that nobody's last operations starve), then close.
+ *   final_barrier, fini: complete, meet every PE (driving the workers
+ *     while waiting, so that nobody's last operations starve), then close.
  *
  * UCX configuration: UCX_* variables reach UCX untouched.  These defaults
  * are Shimmer's when the user did not set them: ATOMIC_MODE=cpu (the
@@ -51,11 +51,8 @@ static void shr_ucx_config_check(void)
 {
     const char *mode = shr_env_get_raw("UCX_ATOMIC_MODE");
 
-    if (mode != NULL && strcmp(mode, "cpu") != 0) {
-        shr_warn("UCX_ATOMIC_MODE=%s: atomic operations from other nodes may not be atomic "
-                 "with those of this node's PEs on the same location (Shimmer needs cpu); "
-                 "unset it", mode);
-    }
+    /* anything but cpu mode may use NIC atomics: core warns (caps) */
+    shr_ucx.cpu_atomics = mode == NULL || strcmp(mode, "cpu") == 0;
     shr_ucx.strong_fence = false;
 #if !SHR_UCX_API_AT_LEAST(1, 14)
     const char *rails = shr_env_get_raw("UCX_MAX_RNDV_RAILS");
@@ -195,18 +192,17 @@ static ucs_status_t shr_ucx_worker_make(ucp_context_h context, ucp_worker_h *wor
 }
 
 /* ---- start-up overlap ------------------------------------------------------
- * Once boot has joined a job that spans nodes, a helper thread makes the
- * context and the default worker (~2 ms: UCX loads its transport modules)
- * while init reads its configuration and creates the segments; publish
- * takes them.  Not earlier: PMIx_Init sets environment variables, and
- * UCX reads the environment.  The helper logs nothing: if it failed,
- * publish does the work again and reports. */
-static struct {
-    pthread_t thread;
-    bool started;
+ * Once boot has joined a job that spans nodes, core's helper thread makes
+ * the context and the default worker here (~2 ms: UCX loads its transport
+ * modules) while init reads its configuration and creates the segments;
+ * publish takes them.  Not earlier: PMIx_Init sets environment variables,
+ * and UCX reads the environment.  Nothing is logged or written outside the
+ * malloc'ed result: if the helper failed, publish does the work again and
+ * reports. */
+typedef struct shr_ucx_early {
     ucp_context_h context;
     ucp_worker_h worker;
-} shr_ucx_early;
+} shr_ucx_early_t;
 
 /* Some PE is on another node (boot's view; SHIMMER_REMOTE_PES aside). */
 static bool shr_ucx_job_spans_nodes(int *local_size_p)
@@ -218,50 +214,38 @@ static bool shr_ucx_job_spans_nodes(int *local_size_p)
     return shr_g.n_pes > 1 && node.local_size < shr_g.n_pes;
 }
 
-static void *shr_ucx_early_main(void *arg)
+static void *shr_ucx_prestart(void)
 {
+    shr_ucx_early_t *early = calloc(1, sizeof(*early));
     int local_size;
 
-    (void)arg;
+    if (early == NULL) {
+        return NULL;
+    }
     (void)shr_ucx_job_spans_nodes(&local_size);
-    if (shr_ucx_context_make((size_t)shr_g.n_pes, (size_t)local_size, false,
-                             &shr_ucx_early.context) != UCS_OK) {
-        shr_ucx_early.context = NULL;
+    if (shr_ucx_context_make((size_t)shr_g.n_pes, (size_t)local_size, false, &early->context) !=
+        UCS_OK) {
+        free(early);
         return NULL;
     }
-    if (shr_ucx_worker_make(shr_ucx_early.context, &shr_ucx_early.worker) != UCS_OK) {
-        shr_ucx_early.worker = NULL;
+    if (shr_ucx_worker_make(early->context, &early->worker) != UCS_OK) {
+        early->worker = NULL;
     }
-    return NULL;
+    return early;
 }
 
-void shr_remote_prestart(void)
+/* Moves the helper's context (if it made one) into shr_ucx.context and
+ * returns its worker (or NULL); frees `early`. */
+static ucp_worker_h shr_ucx_early_take(shr_ucx_early_t *early)
 {
-    int local_size;
+    ucp_worker_h worker = NULL;
 
-    /* SHIMMER_REMOTE_PES changes the transports the context wants: publish
-     * makes that context itself */
-    if (shr_ucx_early.started || shr_ucx.context != NULL ||
-        !shr_ucx_job_spans_nodes(&local_size) || shr_env_get_raw("SHIMMER_REMOTE_PES") != NULL) {
-        return;
+    if (early != NULL) {
+        shr_ucx.context = early->context;
+        worker = early->worker;
+        free(early);
     }
-    shr_ucx_early.context = NULL;
-    shr_ucx_early.worker = NULL;
-    shr_ucx_early.started =
-        pthread_create(&shr_ucx_early.thread, NULL, shr_ucx_early_main, NULL) == 0;
-}
-
-/* Waits for the helper; moves its context (if it made one) into
- * shr_ucx.context and returns its worker (or NULL). */
-static ucp_worker_h shr_ucx_early_take(void)
-{
-    if (!shr_ucx_early.started) {
-        return NULL;
-    }
-    pthread_join(shr_ucx_early.thread, NULL);
-    shr_ucx_early.started = false;
-    shr_ucx.context = shr_ucx_early.context;
-    return shr_ucx_early.worker;
+    return worker;
 }
 
 static shr_status_t shr_ucx_context_create(const char *routine, int local_size)
@@ -366,16 +350,13 @@ static void shr_ucx_teardown(void)
     shr_ucx.n_remote = 0;
 }
 
-shr_status_t shr_remote_publish(const char *routine)
+static shr_status_t shr_ucx_publish(const char *routine, void *early)
 {
     shr_status_t status;
     int local_size;
 
-    if (shr_g.n_pes == 1 ||
-        (!shr_ucx_job_spans_nodes(&local_size) && shr_config.remote_pes[0] == '\0')) {
-        return SHR_OK; /* every PE shares this node's memory (no helper ran) */
-    }
-    ucp_worker_h early_worker = shr_ucx_early_take();
+    (void)shr_ucx_job_spans_nodes(&local_size);
+    ucp_worker_h early_worker = shr_ucx_early_take(early);
     status = shr_ucx_context_create(routine, local_size);
     if (status != SHR_OK) {
         return status;
@@ -392,10 +373,12 @@ shr_status_t shr_remote_publish(const char *routine)
     return SHR_OK;
 }
 
-shr_status_t shr_remote_init(const char *routine)
+static shr_status_t shr_ucx_init(const char *routine, unsigned *caps_p)
 {
     shr_status_t status;
     int first = -1;
+
+    *caps_p = 0;
 
     shr_ucx.n_remote = 0;
     for (int pe = 0; pe < shr_g.n_pes; pe++) {
@@ -432,6 +415,8 @@ shr_status_t shr_remote_init(const char *routine)
     }
     shr_debug(SHR_LOG_UCX, "%d PE(s) reached through UCX; progress thread %s", shr_ucx.n_remote,
               shr_ucx.wakeup && shr_ucx_progress_thread_wanted() ? "on" : "off");
+    /* CPU atomic mode runs every AMO in software at the target (docs/ucx.md) */
+    *caps_p = SHR_REMOTE_CAP_TARGET_PROGRESS | (shr_ucx.cpu_atomics ? SHR_REMOTE_CAP_CPU_ATOMICS : 0);
     return SHR_OK;
 }
 
@@ -443,10 +428,10 @@ static void shr_ucx_fini_progress(void *arg)
 {
     (void)arg;
     shr_ucx_progress_all();
-    (void)shr_remote_nap(SHR_UCX_FINI_NAP_NS);
+    (void)shr_ucx_nap(SHR_UCX_FINI_NAP_NS);
 }
 
-bool shr_remote_final_barrier(void)
+static bool shr_ucx_final_barrier(void)
 {
     if (!shr_ucx.active) {
         return false;
@@ -468,13 +453,13 @@ bool shr_remote_final_barrier(void)
     return true;
 }
 
-void shr_remote_fini(void)
+static void shr_ucx_fini(void)
 {
     if (!shr_ucx.published) {
         return;
     }
     if (shr_ucx.active) {
-        (void)shr_remote_final_barrier(); /* finalize met already: returns at once */
+        (void)shr_ucx_final_barrier(); /* finalize met already: returns at once */
         shr_ucx_progress_thread_stop();
         /* contexts the program did not destroy, then the pool */
         for (int list = 0; list < 2; list++) {
@@ -496,7 +481,7 @@ void shr_remote_fini(void)
  * wire-up each: a destroyed context's worker, flushed and with its
  * endpoints, waits in a pool for the next context.  The pool holds at most
  * as many workers as contexts were ever alive at once. */
-shr_status_t shr_remote_ctx_create(shr_ctx_t *ctx, const char *routine)
+static shr_status_t shr_ucx_ctx_create(shr_ctx_t *ctx, const char *routine)
 {
     bool shared = shr_g.thread_level == SHMEM_THREAD_MULTIPLE &&
                   !(ctx->options & SHMEM_CTX_PRIVATE);
@@ -525,7 +510,7 @@ shr_status_t shr_remote_ctx_create(shr_ctx_t *ctx, const char *routine)
     return SHR_OK;
 }
 
-void shr_remote_ctx_destroy(shr_ctx_t *ctx)
+static void shr_ucx_ctx_destroy(shr_ctx_t *ctx)
 {
     shr_ucx_worker_t *w = ctx->transport;
 
@@ -542,3 +527,25 @@ void shr_remote_ctx_destroy(shr_ctx_t *ctx)
     shr_ucx.pool = w;
     pthread_mutex_unlock(&shr_ucx.list_lock);
 }
+
+const shr_remote_ops_t shr_ucx_ops = {
+    .name = "ucx",
+    .abi = SHR_REMOTE_ABI,
+    .version = SHIMMER_VERSION_STRING,
+    .prestart = shr_ucx_prestart,
+    .publish = shr_ucx_publish,
+    .init = shr_ucx_init,
+    .final_barrier = shr_ucx_final_barrier,
+    .fini = shr_ucx_fini,
+    .ctx_create = shr_ucx_ctx_create,
+    .ctx_destroy = shr_ucx_ctx_destroy,
+    .put = shr_ucx_put_op,
+    .get = shr_ucx_get_op,
+    .amo = shr_ucx_amo_op,
+    .put_signal = shr_ucx_put_signal_op,
+    .fence = shr_ucx_fence_op,
+    .quiet = shr_ucx_quiet_op,
+    .wait = shr_ucx_wait_op,
+    .progress = shr_ucx_progress_all,
+    .nap = shr_ucx_nap,
+};

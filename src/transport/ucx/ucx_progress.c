@@ -6,7 +6,7 @@
  * worker is progressed.  Two drivers share that job:
  *
  *   - application threads, in every wait and blocking call
- *     (shr_remote_progress, shr_ucx_wait_step).  Each such call bumps
+ *     (the transport's progress op, shr_ucx_wait_step).  Each such call bumps
  *     shr_ucx.activity;
  *   - the progress thread (SHIMMER_PROGRESS_THREAD), for the stretches when
  *     no application thread is in the library.  It watches `activity`:
@@ -80,7 +80,7 @@ void shr_ucx_progress_all(void)
 /* The wait primitive's nap: drain the default worker, arm it and sleep on
  * its event fd, so that the first message from a peer ends the nap (the
  * waiter's next progress serves it) instead of waiting out the sleep. */
-bool shr_remote_nap(uint64_t ns)
+bool shr_ucx_nap(uint64_t ns)
 {
     shr_ucx_worker_t *d = shr_ucx.dflt;
     struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u), .tv_nsec = (long)(ns % 1000000000u)};

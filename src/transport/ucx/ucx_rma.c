@@ -18,26 +18,28 @@
 
 #include "transport/ucx/ucx_inline.h"
 
-void shr_remote_put(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
+void shr_ucx_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                    shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
     ucs_status_t st;
 
     shr_ucx_lock(w);
-    st = shr_ucx_put(w, dest, src, len, pe, nbi);
+    st = shr_ucx_put(w, dest, src, len, pe, cmpl != NULL);
     shr_ucx_unlock(w);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_fatal(st, "a put to", pe);
     }
 }
 
-void shr_remote_get(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
+void shr_ucx_get_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                    shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
     ucs_status_t st;
 
     shr_ucx_lock(w);
-    st = shr_ucx_get(w, dest, src, len, pe, nbi);
+    st = shr_ucx_get(w, dest, src, len, pe, cmpl != NULL);
     shr_ucx_unlock(w);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_fatal(st, "a get from", pe);
@@ -114,54 +116,38 @@ static SHR_ALWAYS_INLINE uint64_t shr_ucx_amo_operand(shr_amo_op_t op, uint64_t 
     return op == SHR_AMO_FETCH ? 0 : op == SHR_AMO_CSWAP ? cond : value;
 }
 
-uint64_t shr_remote_amo(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
-                        uint64_t cond, size_t size, int pe)
-{
-    shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
-    shr_ucx_word_t result;
-    ucs_status_t st;
-    void *req;
-
-    shr_ucx_word_set(&result, value, size); /* CSWAP's new value */
-    shr_ucx_lock(w);
-    if (shr_ucx_amo_table[op].fetch) {
-        req = shr_ucx_amo_post(w, op, dest, shr_ucx_amo_operand(op, value, cond), size, pe,
-                               &result, false);
-        st = shr_ucx_request_wait(w, req);
-    } else {
-        req = shr_ucx_amo_post(w, op, dest, value, size, pe,
-                               op == SHR_AMO_SET ? &w->sink : NULL, true);
-        st = shr_ucx_request_detach(req);
-    }
-    shr_ucx_unlock(w);
-    if (SHR_UNLIKELY(st != UCS_OK)) {
-        shr_ucx_fatal(st, "an atomic operation on", pe);
-    }
-    return size == 4 ? result.u32 : result.u64;
-}
-
-void shr_remote_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest,
-                        uint64_t value, uint64_t cond, size_t size, int pe)
+void shr_ucx_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, uint64_t value,
+                    uint64_t cond, size_t size, int pe, shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
     ucs_status_t st;
     void *req;
 
-    /* fetch is undefined until quiet: it may carry CSWAP's new value */
+    /* CSWAP's reply buffer holds the new value on entry; an nbi fetch
+     * buffer is undefined until quiet, so it may carry it meanwhile */
     if (op == SHR_AMO_CSWAP) {
         memcpy(fetch, size == 4 ? (void *)&(uint32_t){(uint32_t)value} : (void *)&value, size);
     }
     shr_ucx_lock(w);
     req = shr_ucx_amo_post(w, op, dest, shr_ucx_amo_operand(op, value, cond), size, pe,
-                           shr_ucx_amo_table[op].fetch ? fetch
-                           : op == SHR_AMO_SET        ? &w->sink
-                                                      : NULL,
-                           true);
-    st = shr_ucx_request_detach(req);
+                           fetch != NULL ? fetch : op == SHR_AMO_SET ? &w->sink : NULL,
+                           cmpl != NULL);
+    st = cmpl != NULL ? shr_ucx_request_detach(req) : shr_ucx_request_wait(w, req);
     shr_ucx_unlock(w);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_fatal(st, "an atomic operation on", pe);
     }
+}
+
+void shr_ucx_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                           uint64_t *sig, uint64_t value, int sig_op, int pe, shr_cmpl_t *cmpl)
+{
+    if (len != 0) {
+        shr_ucx_put_op(ctx, dest, src, len, pe, cmpl);
+    }
+    shr_ucx_fence_op(ctx); /* the flag must not overtake its data */
+    shr_ucx_amo_op(ctx, sig_op == SHMEM_SIGNAL_ADD ? SHR_AMO_ADD : SHR_AMO_SET, NULL, sig, value,
+                   0, sizeof(uint64_t), pe, &ctx->cmpl);
 }
 
 static ucs_status_t shr_ucx_flush_ep(shr_ucx_worker_t *w, int pe, void **req_p)
@@ -221,13 +207,13 @@ ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes)
     return first;
 }
 
-void shr_remote_fence(shr_ctx_t *ctx)
+void shr_ucx_fence_op(shr_ctx_t *ctx)
 {
     shr_ucx_worker_t *w;
     ucs_status_t st = UCS_OK;
 
     if (!shr_ucx.active) {
-        return; /* core calls this for zero-length strided transfers too */
+        return;
     }
     w = shr_ucx_ctx_worker(ctx);
     shr_ucx_lock(w);
@@ -243,7 +229,7 @@ void shr_remote_fence(shr_ctx_t *ctx)
     }
 }
 
-void shr_remote_quiet(shr_ctx_t *ctx, const int *pes, size_t npes)
+void shr_ucx_quiet_op(shr_ctx_t *ctx, const int *pes, size_t npes)
 {
     shr_ucx_worker_t *w;
     ucs_status_t st;
@@ -261,7 +247,8 @@ void shr_remote_quiet(shr_ctx_t *ctx, const int *pes, size_t npes)
     }
 }
 
-void shr_remote_progress(void)
+void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
 {
-    shr_ucx_progress_all();
+    (void)cmpl;
+    shr_ucx_quiet_op(ctx, NULL, 0);
 }
