@@ -174,12 +174,8 @@ static SHR_ALWAYS_INLINE void shr_api_put_signal(const char *fn, shr_ctx_t *ctx,
                    shr_check_signal(fn, ctx, sig_addr, sig_op, pe)));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p and a signal to %p on PE %d", len, dest,
                   (void *)sig_addr, pe);
-    int world_pe = shr_api_world_pe(ctx, pe);
-    shr_rma_put(ctx, dest, src, len, world_pe, nbi);
-    if (SHR_UNLIKELY(shr_g.seg[SHR_SEG_HEAP].peer_base[world_pe] == NULL)) {
-        shr_fence(ctx); /* remote: the signal must not overtake its data */
-    }
-    shr_signal(ctx, sig_addr, signal, sig_op, world_pe);
+    shr_put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, shr_api_world_pe(ctx, pe),
+                   nbi);
 }
 
 /* ---- point-to-point synchronisation ---- */

@@ -33,15 +33,8 @@
 
 static void flag_set(shr_coll_t *c, int member, size_t word, uint64_t value)
 {
-    int pe = shr_coll_wpe(c, member);
-    uint64_t *mapped = shr_ptr(&c->sync[word], pe);
-
-    if (SHR_LIKELY(mapped != NULL)) {
-        __atomic_store_n(mapped, value, __ATOMIC_RELEASE);
-        return;
-    }
-    shr_fence(shr_ctx_default);
-    shr_amo(shr_ctx_default, SHR_AMO_SET, &c->sync[word], value, 0, sizeof(uint64_t), pe);
+    shr_put_signal(shr_ctx_default, NULL, NULL, 0, &c->sync[word], value, SHMEM_SIGNAL_SET,
+                   shr_coll_wpe(c, member), false);
 }
 
 void shr_coll_barrier_dissem(shr_coll_t *c, const shr_coll_args_t *a)

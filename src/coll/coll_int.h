@@ -235,16 +235,8 @@ static SHR_ALWAYS_INLINE uint64_t shr_coll_wait_ge(shr_coll_t *c, const uint64_t
  * to that member are delivered first. */
 static SHR_ALWAYS_INLINE void shr_coll_add(shr_coll_t *c, int member, size_t w, uint64_t v)
 {
-    int pe = shr_coll_wpe(c, member);
-    uint64_t *word = &c->sync[w];
-    uint64_t *mapped = shr_ptr(word, pe);
-
-    if (SHR_LIKELY(mapped != NULL)) {
-        __atomic_fetch_add(mapped, v, __ATOMIC_RELEASE);
-        return;
-    }
-    shr_fence(shr_ctx_default);
-    shr_amo(shr_ctx_default, SHR_AMO_ADD, word, v, 0, sizeof(uint64_t), pe);
+    shr_put_signal(shr_ctx_default, NULL, NULL, 0, &c->sync[w], v, SHMEM_SIGNAL_ADD,
+                   shr_coll_wpe(c, member), false);
 }
 
 /* Waits for `count` signals on my word `w` and consumes them. */

@@ -34,19 +34,9 @@ void shr_coll_slot_send(shr_coll_t *c, int member, size_t i, size_t sw, uint64_t
                         const void *payload, size_t len)
 {
     uint64_t *slot = SHR_COLL_SLOT(c, i, sw);
-    int pe = shr_coll_wpe(c, member);
-    uint64_t *mapped = shr_ptr(slot, pe);
 
-    if (SHR_LIKELY(mapped != NULL)) {
-        if (len != 0) {
-            memcpy(mapped, payload, len);
-        }
-        __atomic_store_n(&mapped[sw - 1], header, __ATOMIC_RELEASE);
-        return;
-    }
-    shr_rma_put(shr_ctx_default, slot, payload, len, pe, false);
-    shr_fence(shr_ctx_default);
-    shr_amo(shr_ctx_default, SHR_AMO_SET, &slot[sw - 1], header, 0, sizeof(uint64_t), pe);
+    shr_put_signal(shr_ctx_default, slot, payload, len, &slot[sw - 1], header, SHMEM_SIGNAL_SET,
+                   shr_coll_wpe(c, member), false);
 }
 
 uint64_t shr_coll_slot_wait(shr_coll_t *c, size_t i, size_t sw)

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/rma_inline.h"
 #include "core/state.h"
 #include "core/team.h"
 
@@ -110,8 +111,38 @@ static SHR_ALWAYS_INLINE void shr_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void 
     shr_amo_nbi_slow(ctx, op, fetch, dest, value, cond, size, pe);
 }
 
-/* Signal update (SHMEM_SIGNAL_SET or _ADD) ordered after every earlier
- * store of this thread to `pe` (the data it announces). */
+/* Out of line: remote peer, or an invalid address. */
+SHR_COLD void shr_put_signal_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
+                                  bool nbi);
+
+/* Puts `len` bytes (len may be 0), then sets (SHMEM_SIGNAL_SET) or adds to
+ * (SHMEM_SIGNAL_ADD) the 64-bit flag at symmetric `sig_addr` of `pe`: the
+ * flag changes after the data and after every earlier put of this thread
+ * to `pe` -- every "data, then the flag that announces it" goes through
+ * here.  On this node: the copy, then one atomic (x86 TSO and the release
+ * order it; the atomics never reorder before the stores).  A remote peer:
+ * the transport's put_signal, which owns the order.  `nbi` as for puts. */
+static SHR_ALWAYS_INLINE void shr_put_signal(shr_ctx_t *ctx, void *dest, const void *src,
+                                             size_t len, uint64_t *sig_addr, uint64_t signal,
+                                             int sig_op, int pe, bool nbi)
+{
+    uint64_t *flag = shr_ptr(sig_addr, pe);
+    void *target = len != 0 ? shr_ptr(dest, pe) : NULL;
+
+    if (SHR_LIKELY(flag != NULL && (len == 0 || target != NULL))) {
+        if (len != 0) {
+            shr_copy_once(target, src, len);
+        }
+        shr_amo_at(flag, sig_op == SHMEM_SIGNAL_ADD ? SHR_AMO_ADD : SHR_AMO_SET, signal, 0,
+                   sizeof(uint64_t));
+        return;
+    }
+    shr_put_signal_slow(ctx, dest, src, len, sig_addr, signal, sig_op, pe, nbi);
+}
+
+/* Signal update alone (shmem_signal_add/set): an AMO, ordered after
+ * earlier stores on this node only as any AMO is (the spec asks no more). */
 static SHR_ALWAYS_INLINE void shr_signal(shr_ctx_t *ctx, uint64_t *sig_addr, uint64_t signal,
                                          int sig_op, int pe)
 {

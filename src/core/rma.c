@@ -100,6 +100,17 @@ void shr_amo_nbi_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, 
     shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &ctx->cmpl);
 }
 
+void shr_put_signal_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                         uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, bool nbi)
+{
+    if (len != 0) {
+        require_symmetric("dest", dest, len);
+    }
+    require_symmetric("sig_addr", sig_addr, sizeof(uint64_t));
+    shr_remote->put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, pe,
+                           nbi ? &ctx->cmpl : NULL);
+}
+
 void shr_fence(shr_ctx_t *ctx)
 {
     shr_fence_stores();

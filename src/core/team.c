@@ -127,10 +127,8 @@ static void team_agree_or(shr_team_t *team, uint64_t *data, int nwords)
         uint64_t *entry = area + (size_t)r * pool.entry_words;
         int to = shr_team_world_pe(team, (me + dist) % n);
 
-        shr_rma_put(shr_ctx_default, entry + 1, data, (size_t)nwords * sizeof(uint64_t), to,
-                    false);
-        shr_fence(shr_ctx_default); /* the data before its flag */
-        shr_amo(shr_ctx_default, SHR_AMO_SET, entry, epoch, 0, sizeof(uint64_t), to);
+        shr_put_signal(shr_ctx_default, entry + 1, data, (size_t)nwords * sizeof(uint64_t),
+                       entry, epoch, SHMEM_SIGNAL_SET, to, false);
         shr_wait_u64_ge(entry, epoch, "team creation");
         for (int i = 0; i < nwords; i++) {
             data[i] |= __atomic_load_n(&entry[1 + i], __ATOMIC_RELAXED);
