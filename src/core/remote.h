@@ -98,8 +98,9 @@ typedef struct shr_remote_ops {
     /* The 64-bit flag at `sig` of pe becomes `value` (SHMEM_SIGNAL_SET) or
      * grows by it (SHMEM_SIGNAL_ADD) after the `len` bytes from src (len may
      * be 0) and every earlier put of ctx to pe are delivered: the
-     * transport owns data-then-flag order.  The flag update is counted in
-     * the context's completion object; cmpl is the data's, as for put. */
+     * transport owns data-then-flag order.  Data and flag are counted in
+     * cmpl; with cmpl NULL the call returns at the data's local completion
+     * and the flag is counted in the context's own (ctx->cmpl). */
     void (*put_signal)(shr_ctx_t *ctx, void *dest, const void *src, size_t len, uint64_t *sig,
                        uint64_t value, int sig_op, int pe, shr_cmpl_t *cmpl);
     /* Orders ctx's later operations after its earlier ones, per PE. */

@@ -132,7 +132,8 @@ void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
 /* Completes every operation w started on the endpoints of `pes` (NULL: all
  * dirty ones): flushes exactly the endpoints this worker created and used,
  * never the ones peers created towards it (those may wait for a peer's
- * other worker).  Lock held.  The first error's status. */
+ * other worker), and waits for the flushes.  Takes w's lock only to post.
+ * The first error's status. */
 ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes);
 
 /* ---- ucx_ep.c ---- */

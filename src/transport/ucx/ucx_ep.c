@@ -73,15 +73,17 @@ void shr_ucx_peer_close(shr_ucx_worker_t *w, int pe, bool force)
     shr_ucx_peer_t *peer = w->peers[pe];
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                  .flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0};
-    void *req;
+    shr_cmpl_t closed = {0, 0};
 
     if (peer == NULL) {
         return;
     }
     shr_ucx_rkey_destroy(peer);
-    req = ucp_ep_close_nbx(peer->ep, &param);
+    shr_ucx_param_cmpl(&param, &closed);
     /* a failed close (the peer is gone) leaves nothing to release */
-    (void)shr_ucx_request_wait(w, req);
+    if (shr_ucx_track(ucp_ep_close_nbx(peer->ep, &param), &closed) == UCS_OK) {
+        (void)shr_ucx_cmpl_wait(w, &closed);
+    }
     free(peer);
     w->peers[pe] = NULL;
 }

@@ -442,9 +442,7 @@ static bool shr_ucx_final_barrier(void)
     /* peers leave from here on: their connections closing is no failure */
     __atomic_store_n(&shr_ucx.finalizing, 1, __ATOMIC_RELEASE);
     for (shr_ucx_worker_t *w = shr_ucx.dflt; w != NULL; w = w->next) {
-        shr_ucx_lock(w);
         (void)shr_ucx_flush(w, NULL, 0);
-        shr_ucx_unlock(w);
     }
     /* nobody releases memory or closes before everybody completed */
     if (shr_boot_barrier_progress(shr_ucx_fini_progress, NULL) != SHR_OK) {
@@ -519,9 +517,7 @@ static void shr_ucx_ctx_destroy(shr_ctx_t *ctx)
     }
     ctx->transport = NULL;
     shr_ucx_workers_remove(w);
-    shr_ucx_lock(w);
     (void)shr_ucx_flush(w, NULL, 0);
-    shr_ucx_unlock(w);
     pthread_mutex_lock(&shr_ucx.list_lock);
     w->next = shr_ucx.pool;
     shr_ucx.pool = w;

@@ -4,11 +4,14 @@
  * segment test, the post.  First contact with a PE leaves through the cold
  * shr_ucx_peer_connect.
  *
+ * Completion: every request UCX returns is counted in a completion object
+ * (core/team.h's shr_cmpl_t) and its callback drops the count; a blocking
+ * operation counts in one on its stack and waits for it.
+ *
  * Locking: a worker whose context other threads may use, or that the
- * progress thread may drive, has must_lock set; every path below takes its
- * mutex around UCP calls.  Waits release nothing in between: a blocked
- * caller keeps driving the worker it waits on (and the default worker, for
- * the operations peers aim at this PE).
+ * progress thread may drive, has must_lock set; its mutex is held around
+ * posting and around each progress call, never across a wait: a thread
+ * waiting for its operations leaves the worker to the others in between.
  */
 #ifndef SHR_UCX_INLINE_H
 #define SHR_UCX_INLINE_H
@@ -66,99 +69,116 @@ static SHR_ALWAYS_INLINE uint64_t shr_ucx_raddr(const shr_ucx_peer_t *peer, cons
     return 0;
 }
 
-/* One step of every wait: w (held by the caller) and, if it is another
- * worker, the default one -- incoming operations must not wait for this
- * thread to leave.  Counts as application activity (ucx_progress.c). */
-static SHR_ALWAYS_INLINE void shr_ucx_wait_step(shr_ucx_worker_t *w)
+/* ---- completion objects ---- */
+
+/* UCX's callback of every counted request (ucx_rma.c). */
+void shr_ucx_cmpl_cb(void *request, ucs_status_t status, void *user_data);
+
+/* Asks UCX to report the operation of `param` to completion object c. */
+static SHR_ALWAYS_INLINE void shr_ucx_param_cmpl(ucp_request_param_t *param, shr_cmpl_t *c)
 {
-    __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
-    ucp_worker_progress(w->worker);
-    if (w != shr_ucx.dflt) {
-        shr_ucx_worker_t *d = shr_ucx.dflt;
-        if (!d->must_lock || pthread_mutex_trylock(&d->lock) == 0) {
-            ucp_worker_progress(d->worker);
-            shr_ucx_unlock(d);
-        }
-    }
+    param->op_attr_mask |= UCP_OP_ATTR_FIELD_CALLBACK | UCP_OP_ATTR_FIELD_USER_DATA;
+    param->cb.send = shr_ucx_cmpl_cb;
+    param->user_data = c;
 }
 
-/* Waits for a request of w (lock held) and frees it; the operation's
- * status.  NULL is immediate success, an error pointer its status.  Like
- * every wait (core/wait_inline.h), it polls shr_g.wait_spin times and then
- * yields the CPU each round: a peer on an oversubscribed machine may need
- * it to answer. */
-static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_request_wait(shr_ucx_worker_t *w, void *req)
+/* Counts the request a post returned in c: NULL is done already, an error
+ * pointer a failed post (its status returned).  Called with the worker's
+ * lock held (or by its only thread), so the callback cannot run first. */
+static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_track(void *req, shr_cmpl_t *c)
 {
-    unsigned spins = 0;
-    ucs_status_t st;
-
     if (SHR_LIKELY(req == NULL)) {
         return UCS_OK;
     }
     if (UCS_PTR_IS_ERR(req)) {
         return UCS_PTR_STATUS(req);
     }
-    while ((st = ucp_request_check_status(req)) == UCS_INPROGRESS) {
-        shr_ucx_wait_step(w);
+    __atomic_fetch_add(&c->pending, 1, __ATOMIC_RELAXED);
+    return UCS_OK;
+}
+
+static SHR_ALWAYS_INLINE bool shr_ucx_cmpl_done(const shr_cmpl_t *c)
+{
+    return __atomic_load_n(&c->pending, __ATOMIC_ACQUIRE) == 0;
+}
+
+/* One progress call on w unless another thread is driving it already. */
+static SHR_ALWAYS_INLINE void shr_ucx_drive(shr_ucx_worker_t *w)
+{
+    if (!w->must_lock || pthread_mutex_trylock(&w->lock) == 0) {
+        ucp_worker_progress(w->worker);
+        shr_ucx_unlock(w);
+    }
+}
+
+/* Waits until c counts nothing, driving w and, if it is another worker,
+ * the default one too -- incoming operations must not wait for this
+ * thread to leave.  No lock is held between progress calls.  Like every
+ * wait (core/wait_inline.h) it polls shr_g.wait_spin times and then
+ * yields the CPU each round: a peer on an oversubscribed machine may need
+ * it to answer.  Counts as application activity (ucx_progress.c).  The
+ * transport status of the first failure, UCS_OK if none. */
+static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_cmpl_wait(shr_ucx_worker_t *w, shr_cmpl_t *c)
+{
+    unsigned spins = 0;
+
+    while (!shr_ucx_cmpl_done(c)) {
+        __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
+        shr_ucx_drive(w);
+        if (w != shr_ucx.dflt) {
+            shr_ucx_drive(shr_ucx.dflt);
+        }
         if (SHR_UNLIKELY(++spins > shr_g.wait_spin)) {
             sched_yield();
         }
     }
-    ucp_request_free(req);
-    return st;
-}
-
-/* Lets a non-blocking operation run on; its completion is the next flush's
- * business.  The status of a failed post. */
-static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_request_detach(void *req)
-{
-    if (SHR_LIKELY(req == NULL)) {
-        return UCS_OK;
-    }
-    if (UCS_PTR_IS_ERR(req)) {
-        return UCS_PTR_STATUS(req);
-    }
-    ucp_request_free(req); /* UCX releases it when the operation completes */
-    return UCS_OK;
+    return (ucs_status_t)__atomic_load_n(&c->status, __ATOMIC_ACQUIRE);
 }
 
 /* Records that `peer` has operations to complete at the next quiet. */
 static SHR_ALWAYS_INLINE void shr_ucx_mark(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe)
 {
     if (!peer->dirty) {
+        int n = w->n_dirty;
         peer->dirty = true;
-        w->dirty[w->n_dirty++] = pe;
+        w->dirty[n] = pe;
+        /* the progress thread peeks at the count without the lock */
+        __atomic_store_n(&w->n_dirty, n + 1, __ATOMIC_RELAXED);
     }
 }
 
+/* Posts a put counted in c; marks the endpoint for quiet (remote
+ * completion).  Lock held. */
 static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_put(shr_ucx_worker_t *w, void *dest,
-                                                  const void *src, size_t len, int pe, bool nbi)
+                                                  const void *src, size_t len, int pe,
+                                                  shr_cmpl_t *c)
 {
     ucp_request_param_t param = {.op_attr_mask = 0};
     shr_ucx_peer_t *peer = shr_ucx_peer(w, pe);
     ucp_rkey_h rkey;
     uint64_t raddr = shr_ucx_raddr(peer, dest, &rkey);
-    void *req = ucp_put_nbx(peer->ep, src, len, raddr, rkey, &param);
 
-    shr_ucx_mark(w, peer, pe); /* remote completion is quiet's */
-    /* blocking put: returns once src may be reused (local completion) */
-    return nbi ? shr_ucx_request_detach(req) : shr_ucx_request_wait(w, req);
+    shr_ucx_param_cmpl(&param, c);
+    shr_ucx_mark(w, peer, pe);
+    return shr_ucx_track(ucp_put_nbx(peer->ep, src, len, raddr, rkey, &param), c);
 }
 
+/* Posts a get counted in c; `mark`: quiet completes it too (a
+ * non-blocking get).  Lock held. */
 static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_get(shr_ucx_worker_t *w, void *dest,
-                                                  const void *src, size_t len, int pe, bool nbi)
+                                                  const void *src, size_t len, int pe,
+                                                  shr_cmpl_t *c, bool mark)
 {
     ucp_request_param_t param = {.op_attr_mask = 0};
     shr_ucx_peer_t *peer = shr_ucx_peer(w, pe);
     ucp_rkey_h rkey;
     uint64_t raddr = shr_ucx_raddr(peer, src, &rkey);
-    void *req = ucp_get_nbx(peer->ep, dest, len, raddr, rkey, &param);
 
-    if (nbi) {
-        shr_ucx_mark(w, peer, pe); /* dest is written by the next quiet at the latest */
-        return shr_ucx_request_detach(req);
+    shr_ucx_param_cmpl(&param, c);
+    if (mark) {
+        shr_ucx_mark(w, peer, pe);
     }
-    return shr_ucx_request_wait(w, req);
+    return shr_ucx_track(ucp_get_nbx(peer->ep, dest, len, raddr, rkey, &param), c);
 }
 
 #endif

@@ -65,7 +65,8 @@ void shr_ucx_progress_all(void)
      * a push.  Private and serialized ones belong to one thread at a time
      * (not necessarily this one): their own calls drive them.  The list
      * may change under us only with its lock held. */
-    if (d->next != NULL && pthread_mutex_trylock(&shr_ucx.list_lock) == 0) {
+    if (__atomic_load_n(&d->next, __ATOMIC_ACQUIRE) != NULL &&
+        pthread_mutex_trylock(&shr_ucx.list_lock) == 0) {
         for (shr_ucx_worker_t *w = d->next; w != NULL; w = w->next) {
             if (w->must_lock && __atomic_load_n(&w->n_dirty, __ATOMIC_RELAXED) != 0 &&
                 pthread_mutex_trylock(&w->lock) == 0) {

@@ -1,6 +1,6 @@
 /*
- * ucx_rma.c -- the remote operations of core/remote.h over UCX: put, get,
- * atomics (signals are atomics), fence, quiet, progress.
+ * ucx_rma.c -- the data operations of the transport table (core/remote.h)
+ * over UCX: put, get, atomics, put-with-signal, fence, quiet, wait.
  *
  * Atomics (docs/ucx.md, "Atomicity"): the context runs with UCX's CPU
  * atomic mode, so on a network without CPU-coherent atomics UCX executes
@@ -8,9 +8,13 @@
  * node's own path (amo_inline.h): one location stays atomic whichever PE
  * and path issue the operations.
  *
- * Completion: blocking puts return at local completion, blocking gets and
- * fetching atomics at completion; everything else marks its endpoint
- * dirty and is completed by the next quiet (a flush of the dirty endpoints).
+ * Completion: each operation is counted in the completion object core
+ * passes (its callback drops the count); a blocking one counts in one of
+ * its own and waits for it without holding the worker's lock.  Puts, AMOs
+ * and non-blocking gets also mark their endpoint dirty: quiet posts a flush
+ * of every dirty endpoint (remote completion) and waits until the
+ * context's count is zero -- on a context shared between threads, until
+ * its own flushes are done, since other threads may keep issuing.
  */
 #include "core/remote.h"
 
@@ -18,17 +22,46 @@
 
 #include "transport/ucx/ucx_inline.h"
 
+void shr_ucx_cmpl_cb(void *request, ucs_status_t status, void *user_data)
+{
+    shr_cmpl_t *c = user_data;
+    int ok = UCS_OK;
+
+    if (SHR_UNLIKELY(status != UCS_OK)) {
+        __atomic_compare_exchange_n(&c->status, &ok, (int)status, false, __ATOMIC_RELAXED,
+                                    __ATOMIC_RELAXED);
+    }
+    ucp_request_free(request);
+    /* last: the waiter may return (and its stack go) at once */
+    __atomic_fetch_sub(&c->pending, 1, __ATOMIC_RELEASE);
+}
+
+/* Waits for a blocking operation's own completion object; ends the job if
+ * the operation failed. */
+static void shr_ucx_wait_own(shr_ucx_worker_t *w, shr_cmpl_t *c, const char *op, int pe)
+{
+    ucs_status_t st = shr_ucx_cmpl_wait(w, c);
+
+    if (SHR_UNLIKELY(st != UCS_OK)) {
+        shr_ucx_fatal(st, op, pe);
+    }
+}
+
 void shr_ucx_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
                     shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
+    shr_cmpl_t own = {0, 0};
     ucs_status_t st;
 
     shr_ucx_lock(w);
-    st = shr_ucx_put(w, dest, src, len, pe, cmpl != NULL);
+    st = shr_ucx_put(w, dest, src, len, pe, cmpl != NULL ? cmpl : &own);
     shr_ucx_unlock(w);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_fatal(st, "a put to", pe);
+    }
+    if (cmpl == NULL) {
+        shr_ucx_wait_own(w, &own, "a put to", pe); /* local completion: src reusable */
     }
 }
 
@@ -36,35 +69,36 @@ void shr_ucx_get_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int
                     shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
+    shr_cmpl_t own = {0, 0};
     ucs_status_t st;
 
     shr_ucx_lock(w);
-    st = shr_ucx_get(w, dest, src, len, pe, cmpl != NULL);
+    st = shr_ucx_get(w, dest, src, len, pe, cmpl != NULL ? cmpl : &own, cmpl != NULL);
     shr_ucx_unlock(w);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_fatal(st, "a get from", pe);
     }
+    if (cmpl == NULL) {
+        shr_ucx_wait_own(w, &own, "a get from", pe);
+    }
 }
 
-/* The UCP operation of each shr_amo_op_t, and whether its result is read.
- * UCP has no plain fetch (fetch-or 0 reads atomically) and no plain set (a
- * swap whose old value goes to the worker's sink). */
-static const struct {
-    ucp_atomic_op_t op;
-    bool fetch;
-} shr_ucx_amo_table[] = {
-    [SHR_AMO_FETCH] = {UCP_ATOMIC_OP_OR, true},
-    [SHR_AMO_SET] = {UCP_ATOMIC_OP_SWAP, false},
-    [SHR_AMO_SWAP] = {UCP_ATOMIC_OP_SWAP, true},
-    [SHR_AMO_CSWAP] = {UCP_ATOMIC_OP_CSWAP, true},
-    [SHR_AMO_ADD] = {UCP_ATOMIC_OP_ADD, false},
-    [SHR_AMO_FETCH_ADD] = {UCP_ATOMIC_OP_ADD, true},
-    [SHR_AMO_AND] = {UCP_ATOMIC_OP_AND, false},
-    [SHR_AMO_FETCH_AND] = {UCP_ATOMIC_OP_AND, true},
-    [SHR_AMO_OR] = {UCP_ATOMIC_OP_OR, false},
-    [SHR_AMO_FETCH_OR] = {UCP_ATOMIC_OP_OR, true},
-    [SHR_AMO_XOR] = {UCP_ATOMIC_OP_XOR, false},
-    [SHR_AMO_FETCH_XOR] = {UCP_ATOMIC_OP_XOR, true},
+/* The UCP operation of each shr_amo_op_t.  UCP has no plain fetch
+ * (fetch-or 0 reads atomically) and no plain set (a swap whose old value
+ * goes to the worker's sink). */
+static const ucp_atomic_op_t shr_ucx_amo_table[] = {
+    [SHR_AMO_FETCH] = UCP_ATOMIC_OP_OR,
+    [SHR_AMO_SET] = UCP_ATOMIC_OP_SWAP,
+    [SHR_AMO_SWAP] = UCP_ATOMIC_OP_SWAP,
+    [SHR_AMO_CSWAP] = UCP_ATOMIC_OP_CSWAP,
+    [SHR_AMO_ADD] = UCP_ATOMIC_OP_ADD,
+    [SHR_AMO_FETCH_ADD] = UCP_ATOMIC_OP_ADD,
+    [SHR_AMO_AND] = UCP_ATOMIC_OP_AND,
+    [SHR_AMO_FETCH_AND] = UCP_ATOMIC_OP_AND,
+    [SHR_AMO_OR] = UCP_ATOMIC_OP_OR,
+    [SHR_AMO_FETCH_OR] = UCP_ATOMIC_OP_OR,
+    [SHR_AMO_XOR] = UCP_ATOMIC_OP_XOR,
+    [SHR_AMO_FETCH_XOR] = UCP_ATOMIC_OP_XOR,
 };
 
 typedef union {
@@ -84,10 +118,12 @@ static SHR_ALWAYS_INLINE void shr_ucx_word_set(shr_ucx_word_t *w, uint64_t v, si
 /* Posts `op` with `operand` (UCP's "buffer"): the value, 0 for a fetch,
  * the compare value for CSWAP.  `reply` receives the old value, NULL for a
  * non-fetching operation; for CSWAP it holds the new value on entry (UCP:
- * result = *remote; if (*buffer == *remote) *remote = *reply).  Lock held. */
-static SHR_ALWAYS_INLINE void *shr_ucx_amo_post(shr_ucx_worker_t *w, shr_amo_op_t op,
-                                                void *dest, uint64_t operand_value,
-                                                size_t size, int pe, void *reply, bool mark)
+ * result = *remote; if (*buffer == *remote) *remote = *reply).  Counted in
+ * c; `mark`: quiet completes it.  Lock held. */
+static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_amo_post(shr_ucx_worker_t *w, shr_amo_op_t op,
+                                                       void *dest, uint64_t operand_value,
+                                                       size_t size, int pe, void *reply,
+                                                       shr_cmpl_t *c, bool mark)
 {
     shr_ucx_peer_t *peer = shr_ucx_peer(w, pe);
     ucp_request_param_t param;
@@ -102,12 +138,13 @@ static SHR_ALWAYS_INLINE void *shr_ucx_amo_post(shr_ucx_worker_t *w, shr_amo_op_
         param.op_attr_mask |= UCP_OP_ATTR_FIELD_REPLY_BUFFER;
         param.reply_buffer = reply;
     }
+    shr_ucx_param_cmpl(&param, c);
     if (mark) {
         shr_ucx_mark(w, peer, pe);
     }
     /* UCP copies the operand at the call */
-    return ucp_atomic_op_nbx(peer->ep, shr_ucx_amo_table[op].op, &operand, 1, raddr, rkey,
-                             &param);
+    return shr_ucx_track(
+        ucp_atomic_op_nbx(peer->ep, shr_ucx_amo_table[op], &operand, 1, raddr, rkey, &param), c);
 }
 
 static SHR_ALWAYS_INLINE uint64_t shr_ucx_amo_operand(shr_amo_op_t op, uint64_t value,
@@ -120,8 +157,8 @@ void shr_ucx_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, ui
                     uint64_t cond, size_t size, int pe, shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
+    shr_cmpl_t own = {0, 0};
     ucs_status_t st;
-    void *req;
 
     /* CSWAP's reply buffer holds the new value on entry; an nbi fetch
      * buffer is undefined until quiet, so it may carry it meanwhile */
@@ -129,13 +166,15 @@ void shr_ucx_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, ui
         memcpy(fetch, size == 4 ? (void *)&(uint32_t){(uint32_t)value} : (void *)&value, size);
     }
     shr_ucx_lock(w);
-    req = shr_ucx_amo_post(w, op, dest, shr_ucx_amo_operand(op, value, cond), size, pe,
-                           fetch != NULL ? fetch : op == SHR_AMO_SET ? &w->sink : NULL,
-                           cmpl != NULL);
-    st = cmpl != NULL ? shr_ucx_request_detach(req) : shr_ucx_request_wait(w, req);
+    st = shr_ucx_amo_post(w, op, dest, shr_ucx_amo_operand(op, value, cond), size, pe,
+                          fetch != NULL ? fetch : op == SHR_AMO_SET ? &w->sink : NULL,
+                          cmpl != NULL ? cmpl : &own, cmpl != NULL);
     shr_ucx_unlock(w);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_fatal(st, "an atomic operation on", pe);
+    }
+    if (cmpl == NULL) {
+        shr_ucx_wait_own(w, &own, "an atomic operation on", pe);
     }
 }
 
@@ -147,50 +186,29 @@ void shr_ucx_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src, size_t l
     }
     shr_ucx_fence_op(ctx); /* the flag must not overtake its data */
     shr_ucx_amo_op(ctx, sig_op == SHMEM_SIGNAL_ADD ? SHR_AMO_ADD : SHR_AMO_SET, NULL, sig, value,
-                   0, sizeof(uint64_t), pe, &ctx->cmpl);
+                   0, sizeof(uint64_t), pe, cmpl != NULL ? cmpl : &ctx->cmpl);
 }
 
-static ucs_status_t shr_ucx_flush_ep(shr_ucx_worker_t *w, int pe, void **req_p)
+/* Posts a flush of each dirty endpoint of w (of those among the `npes`
+ * PEs of `pes`, if not NULL), counted in c; they complete once every
+ * earlier operation on them has.  Lock held.  The first failure's status. */
+static ucs_status_t shr_ucx_flush_post(shr_ucx_worker_t *w, const int *pes, size_t npes,
+                                       shr_cmpl_t *c)
 {
-    ucp_request_param_t param = {.op_attr_mask = 0};
-    shr_ucx_peer_t *peer = w->peers[pe];
-    void *req;
-
-    *req_p = NULL;
-    if (peer == NULL || !peer->dirty) {
-        return UCS_OK;
-    }
-    peer->dirty = false;
-    req = ucp_ep_flush_nbx(peer->ep, &param);
-    if (UCS_PTR_IS_ERR(req)) {
-        return UCS_PTR_STATUS(req);
-    }
-    *req_p = req;
-    return UCS_OK;
-}
-
-ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes)
-{
-    void *stack_reqs[16], **reqs = stack_reqs;
     size_t n = pes != NULL ? npes : (size_t)w->n_dirty;
     ucs_status_t first = UCS_OK;
 
-    if (w->n_dirty == 0) {
-        return UCS_OK;
-    }
-    if (n > SHR_ARRAY_SIZE(stack_reqs)) {
-        reqs = malloc(n * sizeof(*reqs));
-        if (reqs == NULL) {
-            return UCS_ERR_NO_MEMORY;
+    for (size_t i = 0; i < n; i++) {
+        int pe = pes != NULL ? pes[i] : w->dirty[i];
+        shr_ucx_peer_t *peer = w->peers[pe];
+        ucp_request_param_t param = {.op_attr_mask = 0};
+
+        if (peer == NULL || !peer->dirty) {
+            continue;
         }
-    }
-    /* all flushes in flight at once: one round trip, not one per PE */
-    for (size_t i = 0; i < n; i++) {
-        ucs_status_t st = shr_ucx_flush_ep(w, pes != NULL ? pes[i] : w->dirty[i], &reqs[i]);
-        first = first == UCS_OK ? st : first;
-    }
-    for (size_t i = 0; i < n; i++) {
-        ucs_status_t st = shr_ucx_request_wait(w, reqs[i]);
+        peer->dirty = false;
+        shr_ucx_param_cmpl(&param, c);
+        ucs_status_t st = shr_ucx_track(ucp_ep_flush_nbx(peer->ep, &param), c);
         first = first == UCS_OK ? st : first;
     }
     /* keep the PEs still dirty (a partial quiet) */
@@ -200,11 +218,20 @@ ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes)
             w->dirty[kept++] = w->dirty[i];
         }
     }
-    w->n_dirty = kept;
-    if (reqs != stack_reqs) {
-        free(reqs);
-    }
+    __atomic_store_n(&w->n_dirty, kept, __ATOMIC_RELAXED);
     return first;
+}
+
+ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes)
+{
+    shr_cmpl_t flushes = {0, 0};
+    ucs_status_t st, done;
+
+    shr_ucx_lock(w);
+    st = shr_ucx_flush_post(w, pes, npes, &flushes);
+    shr_ucx_unlock(w);
+    done = shr_ucx_cmpl_wait(w, &flushes);
+    return st != UCS_OK ? st : done;
 }
 
 void shr_ucx_fence_op(shr_ctx_t *ctx)
@@ -216,39 +243,63 @@ void shr_ucx_fence_op(shr_ctx_t *ctx)
         return;
     }
     w = shr_ucx_ctx_worker(ctx);
-    shr_ucx_lock(w);
-    if (w->n_dirty != 0) {
-        /* UCX orders what follows a fence after what precedes it, per
-         * worker; a multi-rail UCX before 1.14 only by completing it */
-        st = shr_ucx.strong_fence ? shr_ucx_flush(w, NULL, 0) : ucp_worker_fence(w->worker);
+    if (shr_ucx.strong_fence) {
+        /* a multi-rail UCX before 1.14 orders only by completing */
+        st = shr_ucx_flush(w, NULL, 0);
+    } else {
+        /* UCX orders what follows a fence after what precedes it, per worker */
+        shr_ucx_lock(w);
+        if (w->n_dirty != 0) {
+            st = ucp_worker_fence(w->worker);
+        }
+        shr_ucx_unlock(w);
     }
-    shr_ucx_unlock(w);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_status(st, "shmem_fence");
         shr_fatal(1, "shmem_fence failed in UCX");
     }
 }
 
+/* A context other threads may issue on while this one quiets (the spec's
+ * shared contexts): quiet then waits for its own flushes, not for the
+ * context's count to reach zero, which their new operations could put
+ * off forever. */
+static bool shr_ucx_ctx_is_shared(const shr_ctx_t *ctx)
+{
+    return shr_g.thread_level == SHMEM_THREAD_MULTIPLE && !(ctx->options & SHMEM_CTX_PRIVATE);
+}
+
 void shr_ucx_quiet_op(shr_ctx_t *ctx, const int *pes, size_t npes)
 {
     shr_ucx_worker_t *w;
-    ucs_status_t st;
+    shr_cmpl_t flushes = {0, 0}, *c;
+    ucs_status_t st, done;
 
     if (!shr_ucx.active) {
         return;
     }
     w = shr_ucx_ctx_worker(ctx);
+    c = shr_ucx_ctx_is_shared(ctx) ? &flushes : &ctx->cmpl;
     shr_ucx_lock(w);
-    st = shr_ucx_flush(w, pes, npes);
+    st = shr_ucx_flush_post(w, pes, npes, c);
     shr_ucx_unlock(w);
-    if (SHR_UNLIKELY(st != UCS_OK)) {
-        shr_ucx_status(st, "shmem_quiet");
+    done = shr_ucx_cmpl_wait(w, c);
+    if (SHR_UNLIKELY(st != UCS_OK || done != UCS_OK)) {
+        shr_ucx_status(st != UCS_OK ? st : done, "shmem_quiet");
         shr_fatal(1, "shmem_quiet failed in UCX");
     }
 }
 
 void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
 {
-    (void)cmpl;
-    shr_ucx_quiet_op(ctx, NULL, 0);
+    ucs_status_t st;
+
+    if (!shr_ucx.active) {
+        return;
+    }
+    st = shr_ucx_cmpl_wait(shr_ucx_ctx_worker(ctx), cmpl);
+    if (SHR_UNLIKELY(st != UCS_OK)) {
+        shr_ucx_status(st, "completing operations on other nodes");
+        shr_fatal(1, "an operation on another node failed in UCX");
+    }
 }
