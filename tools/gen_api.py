@@ -400,13 +400,17 @@ def write_shims(families):
     return {"src/api/gen/shims_%s.c" % g: lines for g, lines in files.items()}
 
 
-def write_exports(families, extra):
+def write_exports(families, extra, plugin):
     out = ["/* %s */" % BANNER, "{", "  global:"]
     for fam in families:
         for r in fam.routines:
             out.append("    %s; p%s;" % (r.name, r.name))
     for name in extra:
         out.append("    %s;" % name)
+    if plugin:
+        out.append("    /* for transport plugins only (src/core/remote_plugin.def) */")
+    for name in plugin:
+        out.append("    shr_plugin_%s;" % name)
     out += ["  local: *;", "};"]
     return out
 
@@ -487,6 +491,13 @@ def check_man_pages(types, families):
         sys.exit("gen_api.py: manual pages: %s" % e)
 
 
+def plugin_exports():
+    """What transport plugins may use of the library: the names of
+    src/core/remote_plugin.def, exported as shr_plugin_<name>."""
+    text = open(os.path.join(ROOT, "src/core/remote_plugin.def")).read()
+    return re.findall(r"^SHR_PLUGIN_SYM\((\w+)\)", text, re.M)
+
+
 def outputs():
     types = read_types(os.path.join(ROOT, "src/api/types.tsv"))
     families = read_families(os.path.join(ROOT, "src/api/routines.txt"))
@@ -496,7 +507,7 @@ def outputs():
         "include/shmem.h": write_shmem_h(families),
         "include/pshmem.h": write_pshmem_h(families),
         "include/shmemx.h": write_shmemx_h(families),
-        "src/api/gen/exports.map": write_exports(families, extension_exports()),
+        "src/api/gen/exports.map": write_exports(families, extension_exports(), plugin_exports()),
         "src/api/gen/routines.list": write_routine_list(families),
         "src/core/gen/dtype.def": write_dtype_def(types),
         "docs/env.md": write_env_doc(),

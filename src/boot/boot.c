@@ -1,6 +1,7 @@
 /* boot.c -- chooses the bootstrap implementation at init and forwards to it. */
 #include "boot/boot_int.h"
 #include "boot/boot_proto.h"
+#include "util/compiler.h"
 #include "util/log.h"
 
 #include <stddef.h>
@@ -214,6 +215,7 @@ shr_status_t shr_boot_barrier_progress(void (*progress)(void *arg), void *arg)
     }
     return ops->barrier_progress(progress, arg);
 }
+SHR_PLUGIN_EXPORT(boot_barrier_progress);
 
 void shr_boot_node(shr_boot_node_t *node_p)
 {
@@ -228,6 +230,7 @@ void shr_boot_node(shr_boot_node_t *node_p)
     node_p->local_rank = shr_boot_rank;
     node_p->local_size = shr_boot_kv.size;
 }
+SHR_PLUGIN_EXPORT(boot_node);
 
 shr_status_t shr_boot_put(const char *key, const void *value, size_t len)
 {
@@ -257,6 +260,7 @@ shr_status_t shr_boot_put(const char *key, const void *value, size_t len)
     shr_boot_kv.pending_len += add;
     return SHR_OK;
 }
+SHR_PLUGIN_EXPORT(boot_put);
 
 shr_status_t shr_boot_get(int rank, const char *key, void **value_p, size_t *len_p)
 {
@@ -296,6 +300,7 @@ shr_status_t shr_boot_get(int rank, const char *key, void **value_p, size_t *len
     }
     return SHR_ERR_UNREACHABLE;
 }
+SHR_PLUGIN_EXPORT(boot_get);
 
 const char *shr_boot_job_id(void)
 {

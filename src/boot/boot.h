@@ -49,7 +49,8 @@ shr_status_t shr_boot_barrier(void);
 /* The same barrier, calling progress(arg) while it waits: for a caller whose
  * peers may need it to drive a network transport meanwhile (finalize).  Never
  * blocks in the starter without calling progress at least every millisecond. */
-shr_status_t shr_boot_barrier_progress(void (*progress)(void *arg), void *arg);
+shr_status_t shr_boot_barrier_progress(void (*progress)(void *arg), void *arg)
+    SHR_PLUGIN_IMPORT(boot_barrier_progress);
 
 /* Where this PE runs, as the starter sees it.  local_size: PEs of this job on
  * this node, local_rank: my index among them (oshrun: every PE is on this
@@ -61,15 +62,17 @@ typedef struct shr_boot_node {
 } shr_boot_node_t;
 
 /* Valid after a successful shr_boot_init. */
-void shr_boot_node(shr_boot_node_t *node_p);
+void shr_boot_node(shr_boot_node_t *node_p) SHR_PLUGIN_IMPORT(boot_node);
 
 /* Key-value exchange (the "modex").  A value put before a shr_boot_allgather
  * is readable by every PE after it returns: values travel with that one
  * exchange (PMIx: one fence).  Keys are short strings; a PE puts each key at
  * most once per exchange.  get returns a malloc'ed copy the caller frees;
  * SHR_ERR_UNREACHABLE when `rank` published no such key. */
-shr_status_t shr_boot_put(const char *key, const void *value, size_t len);
-shr_status_t shr_boot_get(int rank, const char *key, void **value_p, size_t *len_p);
+shr_status_t shr_boot_put(const char *key, const void *value, size_t len)
+    SHR_PLUGIN_IMPORT(boot_put);
+shr_status_t shr_boot_get(int rank, const char *key, void **value_p, size_t *len_p)
+    SHR_PLUGIN_IMPORT(boot_get);
 
 /* Ends the whole job with `status`; `msg` (may be NULL) is what the launcher
  * prints as the reason.  Never returns.  Safe to call from any thread and

@@ -6,12 +6,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include "util/compiler.h"
 #include "util/log.h"
 #include "util/str.h"
 
 extern char **environ;
 
 shr_config_t shr_config;
+SHR_PLUGIN_EXPORT(config);
 
 typedef enum { T_FLAG, T_BOOL, T_INT, T_SIZE, T_ENUM, T_STRING } env_type_t;
 
@@ -42,6 +44,7 @@ const char *shr_env_get_raw(const char *name)
 {
     return getenv(name);
 }
+SHR_PLUGIN_EXPORT(env_get_raw);
 
 /* Index of `value` in the comma list `values`, or -1. */
 static int enum_index(const char *values, const char *value)

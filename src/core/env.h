@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "util/compiler.h"
 #include "util/status.h"
 
 #define SHR_ENV_CTYPE_FLAG   int
@@ -29,7 +30,7 @@ enum { SHR_SHM_BACKING_MEMFD, SHR_SHM_BACKING_FILE };
 enum { SHR_PROGRESS_THREAD_AUTO, SHR_PROGRESS_THREAD_ON, SHR_PROGRESS_THREAD_OFF };
 
 /* The configuration; valid after shr_env_load() succeeded.  Read-only. */
-extern shr_config_t shr_config;
+extern shr_config_t shr_config SHR_PLUGIN_IMPORT(config);
 
 /* Parses every variable.  On a bad value logs one error line naming the
  * variable, the value and the expected form, names `routine` as the caller,
@@ -42,6 +43,6 @@ void shr_env_print(void *stream);
 
 /* Raw lookup for the few variables that are not in the table: the launcher's
  * protocol variables and other libraries' (PMIx, UCX).  NULL when unset. */
-const char *shr_env_get_raw(const char *name);
+const char *shr_env_get_raw(const char *name) SHR_PLUGIN_IMPORT(env_get_raw);
 
 #endif

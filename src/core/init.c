@@ -32,6 +32,7 @@
 /* Checks are on until init has read the configuration, so a routine called
  * before shmem_init is reported instead of crashing. */
 shr_state_t shr_g = {.check_gate = 1, .wait_spin = 64};
+SHR_PLUGIN_EXPORT(g);
 
 /* What every PE tells the others at init (one allgather). */
 typedef struct pe_card {
@@ -684,6 +685,7 @@ _Noreturn void shr_fatal(int status, const char *reason)
 {
     shr_boot_abort(status, reason);
 }
+SHR_PLUGIN_EXPORT(fatal);
 
 _Noreturn void shr_global_exit(int status)
 {

@@ -38,15 +38,19 @@
  * refused at load. */
 #define SHR_REMOTE_ABI 1
 
+/* The symbol a transport plugin exports: a `const shr_remote_ops_t *`. */
+#define SHR_REMOTE_PLUGIN_ENTRY "shr_remote_plugin_ops"
+
 typedef struct shr_remote_ops {
     const char *name;
     unsigned abi;             /* SHR_REMOTE_ABI of the plugin's build */
     const char *version;      /* SHIMMER_VERSION_STRING of the plugin's build */
 
     /* ---- life cycle (init and the last finalize; serialised) ---- */
-    /* Right after the transport was loaded (a plugin: after dlopen; built
-     * in: at every init).  May run on init's helper thread; must touch no
-     * memory of the executable's data segment.  May be NULL. */
+    /* Once per process, on init's thread, before anything else of the
+     * table: after a plugin was loaded, or at the first init of a program
+     * that has the transport built in (its libraries came with the
+     * program).  May be NULL. */
     void (*attach)(void);
     /* On init's helper thread, once boot has joined a job that spans
      * nodes: the slow part of bringing the transport up, overlapping init's

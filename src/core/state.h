@@ -75,7 +75,7 @@ typedef struct shr_state {
 #define SHR_CHECK_SCRATCH 256
 #define SHR_HEAP_BASE_ALIGN ((size_t)1 << 30)
 
-extern shr_state_t shr_g;
+extern shr_state_t shr_g SHR_PLUGIN_IMPORT(g);
 
 /* Where `addr` (a symmetric address of this PE) is mapped for `pe`, or NULL
  * when `pe` is not load/store reachable or `addr` is not symmetric.
@@ -122,7 +122,7 @@ void shr_finalize(const char *routine);
 /* Ends the job because of a user error or an unrecoverable failure: logs
  * nothing itself (the caller logged the reason), flushes stdio, tells the
  * launcher, exits with `status`.  Thread-safe. */
-_Noreturn void shr_fatal(int status, const char *reason);
+_Noreturn void shr_fatal(int status, const char *reason) SHR_PLUGIN_IMPORT(fatal);
 
 /* shmem_global_exit: flushes stdio and ends every PE of the job with
  * `status`.  Thread-safe. */

@@ -8,6 +8,27 @@
 #define SHR_NOINLINE __attribute__((noinline))
 #define SHR_COLD __attribute__((cold, noinline))
 #define SHR_EXPORT __attribute__((visibility("default")))
+/* Lends shr_<_name> to transport plugins as shr_plugin_<_name>: an exported
+ * alias, so the library's own references stay direct (hidden symbols, no
+ * GOT load on the fast path).  Written beside the definition (an alias's
+ * target must be in the same file); core/remote_plugin.def lists them. */
+/* ... and the other side: on a declaration, sends a transport plugin's
+ * references (SHR_REMOTE_PLUGIN is defined in its build) to that alias.
+ * Nothing in the library itself. */
+#ifdef SHR_REMOTE_PLUGIN
+#define SHR_PLUGIN_IMPORT(_name) __asm__("shr_plugin_" #_name)
+#else
+#define SHR_PLUGIN_IMPORT(_name)
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#define SHR_PLUGIN_EXPORT(_name) \
+    extern __typeof__(shr_##_name) shr_plugin_##_name \
+        __attribute__((alias("shr_" #_name), visibility("default"), copy(shr_##_name)))
+#else
+#define SHR_PLUGIN_EXPORT(_name) \
+    extern __typeof__(shr_##_name) shr_plugin_##_name \
+        __attribute__((alias("shr_" #_name), visibility("default")))
+#endif
 #define SHR_CACHE_LINE 64
 #define SHR_ALIGNED_CL __attribute__((aligned(SHR_CACHE_LINE)))
 #define SHR_ARRAY_SIZE(_a) (sizeof(_a) / sizeof((_a)[0]))

@@ -8,8 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/compiler.h"
+
 int shr_log_level = SHR_LOG_WARN;
+SHR_PLUGIN_EXPORT(log_level);
 unsigned shr_log_cats = SHR_LOG_ALL;
+SHR_PLUGIN_EXPORT(log_cats);
 
 static int log_pe = -1;
 static char log_host[64];
@@ -110,6 +114,7 @@ void shr_log_emit(shr_log_level_t level, const char *fmt, ...)
     shr_log_vemit(level, fmt, ap);
     va_end(ap);
 }
+SHR_PLUGIN_EXPORT(log_emit);
 
 bool shr_log_parse_cats(const char *list, unsigned *cats_p)
 {

@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <stdbool.h>
 
+#include "util/compiler.h"
+
 typedef enum {
     SHR_LOG_ERROR,
     SHR_LOG_WARN,
@@ -42,8 +44,8 @@ typedef enum {
 #endif
 #endif
 
-extern int shr_log_level;        /* current level; read before formatting */
-extern unsigned shr_log_cats;    /* enabled categories */
+extern int shr_log_level SHR_PLUGIN_IMPORT(log_level);     /* current level; read before formatting */
+extern unsigned shr_log_cats SHR_PLUGIN_IMPORT(log_cats); /* enabled categories */
 
 #define shr_log_is_enabled(_level, _cat) \
     ((_level) <= SHR_LOG_MAX_LEVEL && (int)(_level) <= shr_log_level && \
@@ -70,7 +72,7 @@ extern unsigned shr_log_cats;    /* enabled categories */
 
 /* Writes one line "shimmer: <level>: [pe P host] <message>" in one write(2),
  * so lines of concurrent PEs never interleave.  Thread-safe. */
-void shr_log_emit(shr_log_level_t level, const char *fmt, ...)
+void shr_log_emit(shr_log_level_t level, const char *fmt, ...) SHR_PLUGIN_IMPORT(log_emit)
     __attribute__((format(printf, 2, 3)));
 void shr_log_vemit(shr_log_level_t level, const char *fmt, va_list ap);
 

@@ -1,6 +1,8 @@
 /* status.c -- messages of the status codes, expanded from status.def. */
 #include "util/status.h"
 
+#include "util/compiler.h"
+
 const char *shr_status_string(shr_status_t status)
 {
     switch (status) {
@@ -10,3 +12,4 @@ const char *shr_status_string(shr_status_t status)
     }
     return "unknown status";
 }
+SHR_PLUGIN_EXPORT(status_string);

@@ -76,5 +76,27 @@ grep -q "OpenSHMEM 1.6" <<<"$info" || { echo "FAIL: shimmer-info"; exit 1; }
 # the manual pages of the moved prefix, by a typed routine's name
 page=$(MANWIDTH=80 MANPAGER=cat man -M "$p/share/man" shmem_long_atomic_fetch_add 2>&1)
 grep -q "^SHMEM_ATOMIC_FETCH_ADD(3)" <<<"$page" || { echo "FAIL: man -M: $page"; exit 1; }
+
+# The UCX transport: a plugin beside the moved library, found relative to
+# it; built into libshimmer.a.  (PEs made remote on purpose: the UCX path.)
+plugin=$p/lib/shimmer/libshimmer-ucx.so
+if [ -e "$plugin" ]; then
+  readelf -d "$p/lib/libshimmer.so" | grep -q "libucp" &&
+    { echo "FAIL: libshimmer.so links UCX (one-node jobs would load it)"; exit 1; }
+  for prog in ./hello ./hello_static; do
+    out=$(env -u LD_LIBRARY_PATH SHIMMER_REMOTE_PES=all "$p/bin/oshrun" -n 2 "$prog")
+    [ "$(grep -c "Hello from PE" <<<"$out")" = 2 ] || { echo "FAIL: $prog over UCX: $out"; exit 1; }
+  done
+  # a job that needs the plugin without it: one line naming the file and the package
+  rm "$plugin"
+  if out=$(env -u LD_LIBRARY_PATH SHIMMER_REMOTE_PES=all "$p/bin/oshrun" -n 2 ./hello 2>&1); then
+    echo "FAIL: a job with remote PEs ran without the UCX plugin: $out"; exit 1
+  fi
+  grep -q "shmem_init: .*libshimmer-ucx.so.*libucx0" <<<"$out" ||
+    { echo "FAIL: no one-line error naming the plugin and libucx0: $out"; exit 1; }
+  out=$(env -u LD_LIBRARY_PATH "$p/bin/oshrun" -n 2 ./hello)   # one node: no plugin needed
+  [ "$(grep -c "Hello from PE" <<<"$out")" = 2 ] || { echo "FAIL: one-node job needs the plugin"; exit 1; }
+  echo "PASS UCX plugin: found beside the moved library, built into -static, missing = one line"
+fi
 echo "PASS install tree (moved prefix): oshcc (-static, -showme:*), oshc++, oshCC, pkg-config" \
      "(--static), find_package (shimmer, shimmer_static), man"

@@ -545,3 +545,8 @@ const shr_remote_ops_t shr_ucx_ops = {
     .progress = shr_ucx_progress_all,
     .nap = shr_ucx_nap,
 };
+
+#ifdef SHR_REMOTE_PLUGIN
+/* What core/remote.c looks up in libshimmer-ucx.so (SHR_REMOTE_PLUGIN_ENTRY). */
+SHR_EXPORT const shr_remote_ops_t *const shr_remote_plugin_ops = &shr_ucx_ops;
+#endif

@@ -91,6 +91,20 @@ int main(int argc, char **argv)
             raise(SIGSEGV);
         }
         shmem_long_wait_until(&g_word, SHMEM_CMP_EQ, 99);
+    } else if (strcmp(mode, "ucs_mapped") == 0) {
+        /* is UCX's libucs in this process? (only jobs that span nodes,
+         * or SHIMMER_REMOTE_PES, load it) */
+        FILE *maps = fopen("/proc/self/maps", "r");
+        char line[1024];
+        int ucs = 0;
+        while (maps != NULL && fgets(line, sizeof(line), maps) != NULL) {
+            ucs |= strstr(line, "/libucs.so") != NULL;
+        }
+        if (maps != NULL) {
+            fclose(maps);
+        }
+        printf("PE %d: %s\n", me, ucs ? "libucs loaded" : "no libucs");
+        shmem_barrier_all();
     } else if (strncmp(mode, "leave_", 6) == 0) {
         /* leave_<how>_<where>: the last PE leaves main without
          * shmem_finalize (how: return0, exit0, return3, exit3, _exit0)

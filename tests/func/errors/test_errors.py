@@ -494,6 +494,22 @@ def cleanup_crash_takes_job_down():
     expect_no_new_shm(before)
 
 
+def require_ucx_plugin():
+    plugin = os.path.join(os.path.dirname(OSHRUN), "..", "lib", "shimmer", "libshimmer-ucx.so")
+    if not os.path.exists(plugin):
+        raise Skip("built without UCX (no %s)" % plugin)
+
+
+@case
+def one_node_loads_no_ucx():
+    """A job on one node never loads libucs; one with remote PEs does."""
+    require_ucx_plugin()
+    rc, out, err = run(["ucs_mapped"], n=2)
+    expect(rc, out, err, 0, [r"PE 0: no libucs", r"PE 1: no libucs"], where="stdout")
+    rc, out, err = run(["ucs_mapped"], n=2, env={"SHIMMER_REMOTE_PES": "all"})
+    expect(rc, out, err, 0, [r"PE 0: libucs loaded", r"PE 1: libucs loaded"], where="stdout")
+
+
 @case
 def segments_private_to_user():
     """Every segment a running job holds is mode 0600; no socket files."""
