@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <ucs/config/global_opts.h>
+#include <ucs/debug/debug.h>
 
 #include "boot/boot.h"
 #include "core/env.h"
@@ -59,6 +60,27 @@ static void shr_ucx_config_check(void)
     shr_ucx.strong_fence = rails != NULL && strtol(rails, NULL, 10) > 1;
 #endif
     shr_ucx.wakeup = true; /* the context always asks for UCP_FEATURE_WAKEUP */
+}
+
+/* UCX's own handling of error signals (a UCX backtrace on the program's
+ * SIGSEGV, SIGBUS, SIGILL, SIGFPE; libucs also ignores the program's own
+ * sigaction() for them) and its debug signal (SIGHUP: "enter debug mode",
+ * which swallows the signal a launcher sends to end the job) take the
+ * program's place.  libucs installs them as it loads; unless the user asked
+ * for them (UCX_ERROR_SIGNALS, UCX_HANDLE_ERRORS, UCX_DEBUG_SIGNO), this
+ * puts back what was there before.  The table's attach: once, on init's
+ * thread. */
+static void shr_ucx_attach(void)
+{
+    if (shr_env_get_raw("UCX_ERROR_SIGNALS") == NULL &&
+        shr_env_get_raw("UCX_HANDLE_ERRORS") == NULL && ucs_global_opts.handle_errors != 0) {
+        for (unsigned i = 0; i < ucs_global_opts.error_signals.count; i++) {
+            ucs_debug_disable_signal(ucs_global_opts.error_signals.signals[i]);
+        }
+    }
+    if (shr_env_get_raw("UCX_DEBUG_SIGNO") == NULL && ucs_global_opts.debug_signo > 0) {
+        ucs_debug_disable_signal((int)ucs_global_opts.debug_signo);
+    }
 }
 
 /* True if the kernel lists an RDMA device (InfiniBand, RoCE, iWARP,
@@ -528,6 +550,7 @@ const shr_remote_ops_t shr_ucx_ops = {
     .name = "ucx",
     .abi = SHR_REMOTE_ABI,
     .version = SHIMMER_VERSION_STRING,
+    .attach = shr_ucx_attach,
     .prestart = shr_ucx_prestart,
     .publish = shr_ucx_publish,
     .init = shr_ucx_init,

@@ -86,9 +86,9 @@ int main(int argc, char **argv)
         write_pid();
         shmem_barrier_all();
         shmem_long_wait_until(&g_word, SHMEM_CMP_EQ, 99);
-    } else if (strcmp(mode, "crash") == 0) {
+    } else if (strcmp(mode, "crash") == 0 || strcmp(mode, "hangup") == 0) {
         if (me == n - 1) {
-            raise(SIGSEGV);
+            raise(mode[0] == 'c' ? SIGSEGV : SIGHUP);
         }
         shmem_long_wait_until(&g_word, SHMEM_CMP_EQ, 99);
     } else if (strcmp(mode, "ucs_mapped") == 0) {

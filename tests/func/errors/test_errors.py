@@ -511,6 +511,26 @@ def one_node_loads_no_ucx():
 
 
 @case
+def crash_with_ucx_is_the_programs():
+    """UCX's error-signal handler stays off: a PE's SIGSEGV kills it as
+    the program's own would, without a UCX backtrace."""
+    require_ucx_plugin()
+    rc, out, err = run(["crash"], n=3, timeout=20,
+                       env={"ASAN_OPTIONS": "handle_segv=0", "SHIMMER_REMOTE_PES": "all"})
+    expect(rc, out, err, 128 + signal.SIGSEGV, [r"PE 2 \(pid \d+\) killed by signal 11"])
+    if re.search(r"Caught signal|backtrace", err):
+        raise Fail("UCX handled the PE's SIGSEGV:\n" + err)
+
+
+@case
+def sighup_with_ucx_is_not_swallowed():
+    """UCX's debug signal (SIGHUP) stays off: SIGHUP ends the PE."""
+    require_ucx_plugin()
+    rc, out, err = run(["hangup"], n=2, timeout=20, env={"SHIMMER_REMOTE_PES": "all"})
+    expect(rc, out, err, 128 + signal.SIGHUP, [r"PE 1 \(pid \d+\) killed by signal 1\b"])
+
+
+@case
 def segments_private_to_user():
     """Every segment a running job holds is mode 0600; no socket files."""
     job, pids = start_hanging_job(2, {"SHIMMER_SHM_BACKING": "memfd"})
