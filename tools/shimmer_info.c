@@ -11,19 +11,16 @@
 #include <shmem_defs.h>
 
 #include "core/env.h"
+#include "core/remote.h"
 #include "util/log.h"
 
 static void print_build(void)
 {
     printf("%s (OpenSHMEM %d.%d)\n", SHMEM_VENDOR_STRING, SHMEM_MAJOR_VERSION,
            SHMEM_MINOR_VERSION);
-    printf("  transports: shm (load/store on this node)%s\n",
-#ifdef SHIMMER_HAVE_UCX
-           ", ucx (other nodes)"
-#else
-           "; no remote transport (built without UCX)"
-#endif
-    );
+    printf("  transports: shm (load/store on this node), ");
+    shr_remote_describe(stdout); /* which plugin it finds, and whether it loads */
+    printf("\n");
     printf("  bootstrap:  oshrun, single PE%s\n",
 #ifdef SHIMMER_HAVE_PMIX
            ", PMIx (mpirun, srun --mpi=pmix, prterun)"

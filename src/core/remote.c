@@ -243,3 +243,24 @@ void shr_remote_fini(void)
     shr_remote = &shr_remote_none;
     shr_remote_caps = 0;
 }
+
+void shr_remote_describe(FILE *out)
+{
+#if defined(SHR_REMOTE_BUILTIN)
+    fprintf(out, "ucx (other nodes; built in)");
+#elif defined(SHR_REMOTE_PLUGIN_FILE)
+    char path[PATH_MAX + 64];
+    char why[SHR_REMOTE_WHY_MAX];
+
+    plugin_path(path, sizeof(path));
+    if (access(path, R_OK) != 0) {
+        fprintf(out, "ucx (other nodes): plugin %s MISSING", path);
+    } else if (plugin_load(why, sizeof(why)) == NULL) {
+        fprintf(out, "ucx (other nodes): plugin %s does not load: %s", path, why);
+    } else {
+        fprintf(out, "ucx (other nodes): plugin %s", path);
+    }
+#else
+    fprintf(out, "no remote transport (built without UCX)");
+#endif
+}

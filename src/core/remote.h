@@ -20,6 +20,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/amo_inline.h"
 #include "core/team.h"
@@ -164,5 +165,9 @@ static inline void shr_remote_ctx_destroy(shr_ctx_t *ctx)
 /* The built-in transport `none`: every PE must be load/store reachable
  * (core/remote_none.c). */
 extern const shr_remote_ops_t shr_remote_none;
+
+/* For shimmer-info: one line on the remote transport of this build -- built
+ * in, or its plugin's path and whether it loads (loading it if present). */
+void shr_remote_describe(FILE *out);
 
 #endif

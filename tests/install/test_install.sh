@@ -81,6 +81,8 @@ grep -q "^SHMEM_ATOMIC_FETCH_ADD(3)" <<<"$page" || { echo "FAIL: man -M: $page";
 # it; built into libshimmer.a.  (PEs made remote on purpose: the UCX path.)
 plugin=$p/lib/shimmer/libshimmer-ucx.so
 if [ -e "$plugin" ]; then
+  grep -q "ucx (other nodes): plugin $plugin\$" <<<"$info" ||
+    { echo "FAIL: shimmer-info does not name $plugin: $info"; exit 1; }
   readelf -d "$p/lib/libshimmer.so" | grep -q "libucp" &&
     { echo "FAIL: libshimmer.so links UCX (one-node jobs would load it)"; exit 1; }
   for prog in ./hello ./hello_static; do
@@ -94,6 +96,8 @@ if [ -e "$plugin" ]; then
   fi
   grep -q "shmem_init: .*libshimmer-ucx.so.*libucx0" <<<"$out" ||
     { echo "FAIL: no one-line error naming the plugin and libucx0: $out"; exit 1; }
+  grep -q "ucx (other nodes): plugin $plugin MISSING" <<<"$("$p/bin/shimmer-info")" ||
+    { echo "FAIL: shimmer-info does not report the missing plugin"; exit 1; }
   out=$(env -u LD_LIBRARY_PATH "$p/bin/oshrun" -n 2 ./hello)   # one node: no plugin needed
   [ "$(grep -c "Hello from PE" <<<"$out")" = 2 ] || { echo "FAIL: one-node job needs the plugin"; exit 1; }
   echo "PASS UCX plugin: found beside the moved library, built into -static, missing = one line"
