@@ -27,6 +27,7 @@ typedef struct shr_config {
 
 /* Values of the ENUM variables, in the order of their list in env.def. */
 enum { SHR_SHM_BACKING_MEMFD, SHR_SHM_BACKING_FILE };
+enum { SHR_HUGEPAGES_AUTO, SHR_HUGEPAGES_ON, SHR_HUGEPAGES_OFF };
 enum { SHR_PROGRESS_THREAD_AUTO, SHR_PROGRESS_THREAD_ON, SHR_PROGRESS_THREAD_OFF };
 
 /* The configuration; valid after shr_env_load() succeeded.  Read-only. */

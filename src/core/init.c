@@ -378,8 +378,11 @@ static shr_status_t create_segments(pe_card_t *card, const char *routine)
     }
     status = shr_shm_seg_create(shr_config.shm_backing == SHR_SHM_BACKING_FILE ? SHR_SHM_FILE
                                                                                 : SHR_SHM_MEMFD,
-                                shr_config.shm_dir, total, SHR_HEAP_BASE_ALIGN, node_pes,
-                                "symmetric heap", routine, &my_heap);
+                                shr_config.shm_dir, total, SHR_HEAP_BASE_ALIGN,
+                                shr_config.hugepages == SHR_HUGEPAGES_ON     ? SHR_SHM_HUGE_ON
+                                : shr_config.hugepages == SHR_HUGEPAGES_AUTO ? SHR_SHM_HUGE_AUTO
+                                                                             : SHR_SHM_HUGE_OFF,
+                                node_pes, "symmetric heap", routine, &my_heap);
     if (status != SHR_OK) {
         return status;
     }

@@ -26,6 +26,10 @@
 
 typedef enum { SHR_SHM_MEMFD, SHR_SHM_FILE } shr_shm_backing_t;
 
+/* Huge pages for a memfd segment: never; when the kernel's pool has room
+ * for all of it; always (or the creation fails, saying why). */
+typedef enum { SHR_SHM_HUGE_OFF, SHR_SHM_HUGE_AUTO, SHR_SHM_HUGE_ON } shr_shm_huge_t;
+
 /* How a peer finds one of my segments (travels in the init allgather). */
 typedef struct shr_shm_seg_addr {
     pid_t pid;
@@ -43,12 +47,16 @@ typedef struct shr_shm_seg {
 
 /* Creates a segment of `size` bytes (not touched: init time does not grow
  * with size) and maps it at an address aligned to `align` (a power of two,
- * at least a page).  `what` names it in errors ("symmetric heap"),
- * `routine` is the user's routine, `n_local` the PEs of this node (to check
- * that a file-backed directory can hold them all).  Logs the cause on error. */
+ * at least a page).  `huge` applies to memfd backing; a file on a hugetlbfs
+ * mount has huge pages whatever it says.  Huge pages are reserved when
+ * mapped (a short pool fails here, never as SIGBUS later) and round the
+ * segment up to a whole number of them (seg_p->size).  `what` names it in
+ * errors ("symmetric heap"), `routine` is the user's routine, `n_local` the
+ * PEs of this node (to check that a file-backed directory can hold them
+ * all).  Logs the cause on error. */
 shr_status_t shr_shm_seg_create(shr_shm_backing_t backing, const char *dir, size_t size,
-                                size_t align, int n_local, const char *what,
-                                const char *routine, shr_shm_seg_t *seg_p);
+                                size_t align, shr_shm_huge_t huge, int n_local,
+                                const char *what, const char *routine, shr_shm_seg_t *seg_p);
 void shr_shm_seg_destroy(shr_shm_seg_t *seg);
 
 /* Moves the program's writable data segment (.data and .bss of the

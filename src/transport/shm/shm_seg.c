@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "transport/shm/shm_int.h"
 #include "util/log.h"
 #include "util/str.h"
 
@@ -156,29 +157,47 @@ static void shr_shm_guard_unmap(const void *base)
     }
 }
 
+/* A memfd only this user can open; -1 with errno set on failure. */
+static int memfd_private(unsigned int flags)
+{
+    int fd = memfd_create("shimmer", MFD_CLOEXEC | flags);
+
+    /* peers reach it through /proc/<pid>/fd, which needs ptrace rights over
+     * this process (same user); the mode keeps everyone else out anyway */
+    if (fd >= 0 && fchmod(fd, 0600) != 0) {
+        shr_debug(SHR_LOG_SHM, "fchmod of memfd: %s", strerror(errno));
+    }
+    return fd;
+}
+
 static shr_status_t create_memfd(const char *what, const char *routine, int *fd_p)
 {
-    int fd = memfd_create("shimmer", MFD_CLOEXEC);
+    int fd = memfd_private(0);
 
     if (fd < 0) {
         shr_error("%s: cannot create the %s: memfd_create: %s; try SHIMMER_SHM_BACKING=file",
                   routine, what, strerror(errno));
         return SHR_ERR_IO;
     }
-    /* peers reach it through /proc/<pid>/fd, which needs ptrace rights over
-     * this process (same user); the mode keeps everyone else out anyway */
-    if (fchmod(fd, 0600) != 0) {
-        shr_debug(SHR_LOG_SHM, "fchmod of memfd: %s", strerror(errno));
-    }
     *fd_p = fd;
     return SHR_OK;
 }
 
+static size_t round_up(size_t size, size_t page)
+{
+    return (size + page - 1) / page * page;
+}
+
+/* Sets *huge_page_p to the page size of a hugetlbfs `dir` (the segment is
+ * then a whole number of them), else 0. */
 static shr_status_t create_file(const char *dir, size_t size, int n_local, const char *what,
-                                const char *routine, shr_shm_seg_addr_t *addr, int *fd_p)
+                                const char *routine, shr_shm_seg_addr_t *addr, int *fd_p,
+                                size_t *huge_page_p)
 {
     struct statvfs fs;
     char need[32], have[32], each[32];
+    size_t huge_page = 0;
+    bool limited = true;
 
     /* tmpfs gives SIGBUS on first touch of a page it cannot back: refuse now,
      * while the message can still say why and what to do */
@@ -188,7 +207,23 @@ static shr_status_t create_file(const char *dir, size_t size, int n_local, const
         return SHR_ERR_IO;
     }
     unsigned long long avail = (unsigned long long)fs.f_bavail * fs.f_frsize;
+    if (shr_shm_huge_is_hugetlbfs(dir, &huge_page, &limited)) {
+        size = round_up(size, huge_page);
+        if (!limited) { /* a mount without size= holds what the pool has free */
+            avail = (unsigned long long)shr_shm_huge_free(huge_page) * huge_page;
+        }
+    }
     unsigned long long needed = (unsigned long long)size * (unsigned long long)n_local;
+    if (avail < needed && huge_page != 0) {
+        shr_error("%s: %s is a hugetlbfs mount with %s of free huge pages but the %s of %d "
+                  "PE(s) needs %s (%d x %s); reserve more huge pages (sysctl "
+                  "vm.nr_hugepages, as root), lower SHMEM_SYMMETRIC_SIZE or use "
+                  "SHIMMER_SHM_BACKING=memfd", routine, dir,
+                  shr_str_from_size(avail, have, sizeof(have)), what, n_local,
+                  shr_str_from_size(needed, need, sizeof(need)), n_local,
+                  shr_str_from_size(size, each, sizeof(each)));
+        return SHR_ERR_NO_RESOURCE;
+    }
     if (avail < needed) {
         shr_error("%s: %s has %s free but the %s of %d PE(s) needs %s (%d x %s); lower "
                   "SHMEM_SYMMETRIC_SIZE, enlarge %s (mount -o remount,size=<bytes> %s) or "
@@ -208,12 +243,14 @@ static shr_status_t create_file(const char *dir, size_t size, int n_local, const
     fchmod(fd, 0600);
     shr_shm_guard_name(addr->path);
     *fd_p = fd;
+    *huge_page_p = huge_page;
     return SHR_OK;
 }
 
 /* Maps fd at an `align`-aligned address: reserve size + align of address
- * space, map over the aligned part, give back the rest. */
-static void *map_aligned(int fd, size_t size, size_t align)
+ * space, map over the aligned part, give back the rest.  `set_aside`: the
+ * kernel reserves the pages now (huge pages: a short pool fails here). */
+static void *map_aligned(int fd, size_t size, size_t align, bool set_aside)
 {
     char *reserve = mmap(NULL, size + align, PROT_NONE,
                          MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
@@ -221,8 +258,8 @@ static void *map_aligned(int fd, size_t size, size_t align)
         return MAP_FAILED;
     }
     char *start = (char *)(((uintptr_t)reserve + align - 1) & ~(uintptr_t)(align - 1));
-    void *base = mmap(start, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_NORESERVE | MAP_FIXED,
-                      fd, 0);
+    void *base = mmap(start, size, PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_FIXED | (set_aside ? 0 : MAP_NORESERVE), fd, 0);
     if (base == MAP_FAILED) {
         munmap(reserve, size + align);
         return MAP_FAILED;
@@ -237,42 +274,116 @@ static void *map_aligned(int fd, size_t size, size_t align)
     return base;
 }
 
+/* A memfd segment of huge pages for `size` bytes: sets seg->fd, base and
+ * size.  SHR_ERR_UNSUPPORTED when `huge` is auto and the pool cannot hold
+ * it (the caller then uses normal pages); with on, logs why and fails. */
+static shr_status_t create_huge(size_t size, size_t align, shr_shm_huge_t huge, int n_local,
+                                const char *what, const char *routine, shr_shm_seg_t *seg)
+{
+    size_t page = shr_shm_huge_default_size();
+    char why[160] = "", psz[32], sz[32];
+    int fd = -1;
+    void *base = MAP_FAILED;
+
+    if (page == 0) {
+        if (huge == SHR_SHM_HUGE_ON) {
+            shr_error("%s: SHIMMER_HUGEPAGES=on but this kernel has no huge pages (no "
+                      "Hugepagesize in /proc/meminfo); set SHIMMER_HUGEPAGES=auto or off", routine);
+            return SHR_ERR_NO_RESOURCE;
+        }
+        return SHR_ERR_UNSUPPORTED;
+    }
+    size_t rounded = round_up(size, page);
+    unsigned long need = rounded / page, avail = shr_shm_huge_free(page);
+    shr_str_from_size(page, psz, sizeof(psz));
+    if (avail < need) {
+        snprintf(why, sizeof(why), "the kernel's pool has %lu free huge pages of %s", avail, psz);
+    } else if ((fd = memfd_private(MFD_HUGETLB)) < 0) {
+        snprintf(why, sizeof(why), "memfd_create(MFD_HUGETLB): %s", strerror(errno));
+    } else if (ftruncate(fd, (off_t)rounded) != 0 ||
+               (base = map_aligned(fd, rounded, align, true)) == MAP_FAILED) {
+        /* another process took the pages between the count and the map */
+        snprintf(why, sizeof(why), "they could not be reserved: %s", strerror(errno));
+    }
+    if (why[0] != '\0') {
+        if (fd >= 0) {
+            close(fd);
+        }
+        if (huge == SHR_SHM_HUGE_AUTO) {
+            shr_debug(SHR_LOG_SHM, "%s: normal pages (SHIMMER_HUGEPAGES=auto): it needs %lu "
+                      "huge pages of %s, %s", what, need, psz, why);
+            return SHR_ERR_UNSUPPORTED;
+        }
+        shr_error("%s: SHIMMER_HUGEPAGES=on but the %s (%s) needs %lu huge pages of %s and %s; "
+                  "reserve them (the %d PE(s) of this node need %lu: sysctl vm.nr_hugepages, "
+                  "as root) or set SHIMMER_HUGEPAGES=auto", routine, what,
+                  shr_str_from_size(rounded, sz, sizeof(sz)), need, psz, why, n_local,
+                  need * (unsigned long)n_local);
+        return SHR_ERR_NO_RESOURCE;
+    }
+    shr_debug(SHR_LOG_SHM, "%s: %lu huge pages of %s", what, need, psz);
+    seg->fd = fd;
+    seg->base = base;
+    seg->size = rounded;
+    return SHR_OK;
+}
+
 shr_status_t shr_shm_seg_create(shr_shm_backing_t backing, const char *dir, size_t size,
-                                size_t align, int n_local, const char *what,
-                                const char *routine, shr_shm_seg_t *seg_p)
+                                size_t align, shr_shm_huge_t huge, int n_local,
+                                const char *what, const char *routine, shr_shm_seg_t *seg_p)
 {
     shr_shm_seg_t seg;
-    shr_status_t status;
+    shr_status_t status = SHR_ERR_UNSUPPORTED;
+    size_t huge_page = 0;
+    bool limited;
     char sz[32];
 
     memset(&seg, 0, sizeof(seg));
-    status = backing == SHR_SHM_MEMFD ? create_memfd(what, routine, &seg.fd)
-                                      : create_file(dir, size, n_local, what, routine,
-                                                    &seg.addr, &seg.fd);
-    if (status != SHR_OK) {
-        return status;
+    seg.fd = -1;
+    if (backing == SHR_SHM_FILE && huge == SHR_SHM_HUGE_ON &&
+        !shr_shm_huge_is_hugetlbfs(dir, &huge_page, &limited)) {
+        shr_error("%s: SHIMMER_HUGEPAGES=on with SHIMMER_SHM_BACKING=file needs SHIMMER_SHM_DIR "
+                  "on a hugetlbfs mount, and %s is not one; point it at one (mount -t hugetlbfs "
+                  "none DIR, as root) or use the memfd backing", routine, dir);
+        return SHR_ERR_INVALID;
     }
-    if (ftruncate(seg.fd, (off_t)size) != 0) {
-        shr_error("%s: cannot size the %s to %s: %s; lower SHMEM_SYMMETRIC_SIZE", routine, what,
-                  shr_str_from_size(size, sz, sizeof(sz)), strerror(errno));
-        status = SHR_ERR_NO_RESOURCE;
-        goto err_close;
+    if (backing == SHR_SHM_MEMFD && huge != SHR_SHM_HUGE_OFF) {
+        status = create_huge(size, align, huge, n_local, what, routine, &seg);
+        if (status != SHR_OK && status != SHR_ERR_UNSUPPORTED) {
+            return status;
+        }
     }
-    seg.base = map_aligned(seg.fd, size, align);
-    if (seg.base == MAP_FAILED) {
-        shr_error("%s: cannot map the %s (%s): %s; lower SHMEM_SYMMETRIC_SIZE or raise the "
-                  "address-space limit (ulimit -v)", routine, what,
-                  shr_str_from_size(size, sz, sizeof(sz)), strerror(errno));
-        status = SHR_ERR_NO_MEMORY;
-        goto err_close;
+    if (status != SHR_OK) { /* normal pages, or the pages of the directory */
+        status = backing == SHR_SHM_MEMFD ? create_memfd(what, routine, &seg.fd)
+                                          : create_file(dir, size, n_local, what, routine,
+                                                        &seg.addr, &seg.fd, &huge_page);
+        if (status != SHR_OK) {
+            return status;
+        }
+        seg.size = huge_page != 0 ? round_up(size, huge_page) : size;
+        if (ftruncate(seg.fd, (off_t)seg.size) != 0) {
+            shr_error("%s: cannot size the %s to %s: %s; lower SHMEM_SYMMETRIC_SIZE", routine,
+                      what, shr_str_from_size(seg.size, sz, sizeof(sz)), strerror(errno));
+            status = SHR_ERR_NO_RESOURCE;
+            goto err_close;
+        }
+        seg.base = map_aligned(seg.fd, seg.size, align, huge_page != 0);
+        if (seg.base == MAP_FAILED) {
+            shr_error("%s: cannot map the %s (%s): %s; %s", routine, what,
+                      shr_str_from_size(seg.size, sz, sizeof(sz)), strerror(errno),
+                      huge_page != 0 ? "the huge page pool ran short (sysctl vm.nr_hugepages)"
+                                     : "lower SHMEM_SYMMETRIC_SIZE or raise the address-space "
+                                       "limit (ulimit -v)");
+            status = SHR_ERR_NO_MEMORY;
+            goto err_close;
+        }
     }
     if (seg.addr.path[0] != '\0') {
-        shr_shm_guard_map(seg.base, size, seg.addr.path);
+        shr_shm_guard_map(seg.base, seg.size, seg.addr.path);
     }
-    seg.size = size;
     seg.addr.pid = getpid();
     seg.addr.fd = seg.fd;
-    seg.addr.size = size;
+    seg.addr.size = seg.size;
     *seg_p = seg;
     return SHR_OK;
 
