@@ -722,6 +722,23 @@ static inline unsigned char pattern_byte(size_t k, unsigned seed)
     return (unsigned char)(((k * 131u) + seed * 7u + (k >> 8)) ^ 0x5a);
 }
 
+long bench_proc_kib(const char *path, const char *key)
+{
+    FILE *f = fopen(path, "r");
+    char line[256];
+    long v = -1;
+    size_t n = strlen(key);
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        if (!strncmp(line, key, n) && line[n] == ':') {
+            v = strtol(line + n + 1, NULL, 10);
+            break;
+        }
+    fclose(f);
+    return v;
+}
+
 void bench_fill(void *buf, size_t n, unsigned seed)
 {
     unsigned char *p = buf;

@@ -143,6 +143,10 @@ void *bench_sym_alloc(bench_t *b, size_t bytes);
 void  bench_fill(void *buf, size_t n, unsigned seed);
 bool  bench_check(const void *buf, size_t n, unsigned seed);
 
+/* "Key:   N kB" of a /proc file ("/proc/self/status": VmHWM, VmRSS;
+ * "/proc/self/smaps_rollup": Pss, Pss_Shmem, ...) in KiB; -1 if absent. */
+long  bench_proc_kib(const char *path, const char *key);
+
 /* ---- across PEs --------------------------------------------------------- */
 /* Waits for every PE (shmem_barrier_all, MPI_Barrier; nothing in a probe). */
 void bench_barrier(bench_t *b);

@@ -7,24 +7,6 @@
 #include "bench.h"
 
 #include <stdlib.h>
-#include <string.h>
-
-static long status_kib(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long v = -1;
-    size_t n = strlen(key);
-    if (!f)
-        return -1;
-    while (fgets(line, sizeof line, f))
-        if (!strncmp(line, key, n) && line[n] == ':') {
-            v = strtol(line + n + 1, NULL, 10);
-            break;
-        }
-    fclose(f);
-    return v;
-}
 
 int main(int argc, char **argv)
 {
@@ -46,8 +28,8 @@ int main(int argc, char **argv)
     double *ini = b.me == 0 ? calloc((size_t)b.npes, sizeof(double)) : NULL;
     bench_point(&b, "npes=%d", b.npes);
     bench_gather(&b, init_ms, ini);
-    bench_gather(&b, (double)status_kib("VmRSS"), rss);
-    bench_gather(&b, (double)status_kib("VmHWM"), hwm);
+    bench_gather(&b, (double)bench_proc_kib("/proc/self/status", "VmRSS"), rss);
+    bench_gather(&b, (double)bench_proc_kib("/proc/self/status", "VmHWM"), hwm);
     for (int pe = 0; b.me == 0 && pe < b.npes; pe++) {
         bench_row_begin(&b);
         bench_col_int(&b, "pe", pe);
