@@ -19,6 +19,8 @@ import os
 import statistics
 import sys
 
+import app_kernels
+import footprint
 import versus_mpi
 
 NOISY_RATIO = 1.5          # max/min over repetitions above this: the figure is flagged noisy
@@ -633,6 +635,8 @@ def make_plots(run, outdir, pls):
         made.append("collectives.png")
     plt.close(fig)
     made += versus_mpi.plots(run, pls, outdir, plt, finish)
+    made += app_kernels.plots(run, outdir, plt)
+    made += footprint.plots(run, outdir, plt)
     return made, None
 
 
@@ -716,10 +720,12 @@ def write_report(run, rows, pls, plots, plot_err, path):
              "its probe, which measures the figure's own access pattern. Ratios are of medians; "
              "for bandwidths and rates higher is better, for times lower is better." % NOISY_RATIO)
     L.append("")
-    L.append("## Figures and targets")
-    L.append("")
-    L.append(md_table([r for r in rows if r["group"] == "main" and has_any(r)]))
-    L.append("")
+    main_rows = [r for r in rows if r["group"] == "main" and has_any(r)]
+    if main_rows:
+        L.append("## Figures and targets")
+        L.append("")
+        L.append(md_table(main_rows))
+        L.append("")
     coll_rows = [r for r in rows if r["group"] == "coll" and has_any(r)]
     if coll_rows:
         met = sum(1 for r in coll_rows if r["verdict"].startswith("met"))
@@ -731,7 +737,10 @@ def write_report(run, rows, pls, plots, plot_err, path):
         L.append("")
         L.append(md_table(coll_rows))
         L.append("")
-    L.extend(versus_mpi.markdown(run, pls, plots))
+    if m.get("set") != "apps":
+        L.extend(versus_mpi.markdown(run, pls, plots))
+    L.extend(app_kernels.markdown(run, plots))
+    L.extend(footprint.markdown(run, plots))
     L.append("## Measurement faults")
     L.append("")
     fl = faults(rows) + versus_mpi.fault_lines(pls)
@@ -753,7 +762,7 @@ def write_report(run, rows, pls, plots, plot_err, path):
     if plot_err:
         L.append("No plots: " + plot_err + ".")
     for p in plots:
-        if p.startswith("vs_mpi_"):
+        if p.startswith(("vs_mpi_", "app_")) or p == "footprint.png":
             continue               # shown in their section
         L.append("![%s](%s)" % (p, p))
         L.append("")
@@ -772,6 +781,8 @@ def summary_json(run, rows, pls, path):
     out = {"meta": run.meta, "figures": [
         {k: (st(v) if isinstance(v, Stat) else v) for k, v in r.items()} for r in rows],
         "vs_mpi": versus_mpi.summary(run, pls),
+        "apps": app_kernels.summary(run),
+        "footprint": footprint.summary(run),
         "events": run.events}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1, default=str)
@@ -793,15 +804,17 @@ def main(argv=None):
         if run.quick:
             print(QUICK_LINE)
         shown = [r for r in rows if has_any(r) and (r["group"] == "main" or r["target"] != "—")]
-        print(text_table([r for r in shown if r["group"] == "main"], run.shimmer, run.peer))
+        if any(r["group"] == "main" for r in shown):
+            print(text_table([r for r in shown if r["group"] == "main"], run.shimmer, run.peer))
         coll = [r for r in shown if r["group"] == "coll"]
         if coll:
             print()
             print(text_table(coll, run.shimmer, run.peer))
-        vs = versus_mpi.text_summary(run, pls)
-        if vs:
-            print()
-            print("\n".join(vs))
+        for sec in (versus_mpi.text_summary(run, pls), app_kernels.text_summary(run),
+                    footprint.text_summary(run)):
+            if sec:
+                print()
+                print("\n".join(sec))
         fl = faults(rows) + versus_mpi.fault_lines(pls)
         if fl:
             print()

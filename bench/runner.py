@@ -3,7 +3,8 @@
 
     bench/run               headline set (about 5 minutes on 2 cores)
     bench/run --mpi         Shimmer vs MPI: one node and two namespace hosts (root)
-    bench/run --full        everything: full sweeps, int atomics, team API, MPI, more repetitions
+    bench/run --apps        the application kernels (apps/) and the memory footprint
+    bench/run --full        everything: full sweeps, int atomics, team API, MPI, apps, more repetitions
 
 Steps: install what is missing (Debian packages, as root), build Shimmer
 (build/), build the benchmarks once per implementation with that
@@ -31,6 +32,9 @@ import subprocess
 import sys
 import time
 
+import app_kernels
+import footprint
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench")
 
@@ -39,11 +43,11 @@ PACKAGES = ["cmake", "ninja-build", "gcc", "make", "pkg-config", "libucx-dev", "
 
 # Across hosts: two network-namespace hosts on this machine (root; made by
 # tests/multinode/mn_run.sh with netns-cluster under a prefix and subnet of
-# the suite's own), one PE per host, UCX over TCP between them.  {timeout}:
-# mpirun's, a little under the runner's.
+# the suite's own), {layout} = hosts x PEs per host, UCX over TCP between
+# them.  {timeout}: mpirun's, a little under the runner's.
 HOSTS_ENV = {"MN_PREFIX": "benchhost", "MN_NET": "10.217.0", "MN_HOSTS": "2"}
 HOSTS_RUN = "env " + " ".join("%s=%s" % kv for kv in HOSTS_ENV.items()) + \
-    " {root}/tests/multinode/mn_run.sh 2x1 {n} -t {timeout}"
+    " {root}/tests/multinode/mn_run.sh {layout} {n} -t {timeout}"
 
 # name, role, compiler wrapper, launch template ({n}: PEs), and for the jobs
 # across hosts run_hosts.  The peer runs as Debian's Open MPI needs here: as
@@ -64,7 +68,8 @@ IMPLS = [
      "run_hosts": HOSTS_RUN + " --"},
     {"name": "oshmem", "role": "peer", "label": "Open MPI OSHMEM",
      "oshcc": "/usr/bin/oshcc",
-     "run": "/usr/bin/oshrun {asroot} --oversubscribe --mca osc ^rdma -np {n}"},
+     "run": "/usr/bin/oshrun {asroot} --oversubscribe --mca osc ^rdma -np {n}",
+     "run_hosts": HOSTS_RUN + " --"},
     {"name": "mpi", "role": "mpi", "label": "Open MPI (MPI)",
      "mpicc": "/usr/bin/mpicc",
      "run": "/usr/bin/mpirun {asroot} --mca osc sm -np {n}",
@@ -76,14 +81,18 @@ VS_MPI = HEADLINE + ("mpi",)          # the headline's jobs that "Shimmer vs MPI
 
 
 def job(jid, prog, args=(), n=2, sets=HEADLINE, kind="shmem", full_args=None,
-        roles=("shimmer", "peer"), hosts=1):
-    """kind: shmem (built with each oshcc), mpi (mpicc), limit (cc), startup;
-    roles: which implementations run it; hosts: 1, or 2 namespace hosts."""
+        roles=("shimmer", "peer"), hosts=1, quick_args=None, env=None, timeout=None):
+    """kind: shmem (built with each oshcc), app (apps/, with each oshcc), mpi
+    (mpicc), limit (cc), startup; roles: which implementations run it; hosts:
+    1, or 2 namespace hosts (n PEs spread evenly); quick_args: --quick's
+    arguments instead of args + --quick; env: added to the launch's
+    environment; timeout: seconds a launch may take at least."""
     if kind == "mpi":
         roles = ("mpi",)
     return {"id": jid, "prog": prog, "args": list(args), "n": n, "sets": sets, "kind": kind,
             "full_args": list(full_args) if full_args is not None else None,
-            "roles": roles, "hosts": hosts}
+            "roles": roles, "hosts": hosts, "quick_args": quick_args, "env": env or {},
+            "timeout": timeout}
 
 
 def across_hosts(jid, prog, kind="shmem"):
@@ -134,8 +143,9 @@ JOBS = [
     job("hello_8", "hello", n=8, kind="startup"),
     job("hello_16", "hello", n=16, kind="startup"),
     job("hello_32", "hello", n=32, kind="startup"),
-]
+] + app_kernels.jobs(job) + footprint.jobs(job)
 SHMEM_PROGS = sorted({j["prog"] for j in JOBS if j["kind"] in ("shmem", "startup")})
+APP_PROGS = sorted({j["prog"] for j in JOBS if j["kind"] == "app"})
 LIMIT_PROGS = sorted({j["prog"] for j in JOBS if j["kind"] == "limit"})
 MPI_PROGS = sorted({j["prog"] for j in JOBS if j["kind"] == "mpi"})
 
@@ -218,18 +228,32 @@ def impl_programs(impl):
     """(programs, make target, compiler variable, compiler) of an implementation."""
     if impl["role"] == "mpi":
         return MPI_PROGS, "mpi", "MPICC", impl["mpicc"]
-    return SHMEM_PROGS, "shmem", "OSHCC", impl["oshcc"]
+    return SHMEM_PROGS + APP_PROGS, "shmem", "OSHCC", impl["oshcc"]
+
+
+def program_path(base, j):
+    """Where a job's program is built: apps/ kernels in their own folder."""
+    return os.path.join(base, "apps", j["prog"]) if j["kind"] == "app" else os.path.join(base, j["prog"])
 
 
 def build_benchmarks(impl, outdir, logdir):
-    """Builds every driver with the implementation's compiler wrapper. Returns the set of programs built."""
+    """Builds every driver (and the apps/ kernels, into outdir/apps) with the
+    implementation's compiler wrapper. Returns the set of programs built."""
     progs, target, var, cc = impl_programs(impl)
-    clear_programs(outdir, progs)
-    cmd = ["make", "-k", "-j2", "-C", BENCH, var + "=" + cc, "OUT=" + outdir, target]
-    r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    apps_out = os.path.join(outdir, "apps")
+    clear_programs(outdir, [p for p in progs if p not in APP_PROGS])
+    steps = [["make", "-k", "-j2", "-C", BENCH, var + "=" + cc, "OUT=" + outdir, target]]
+    if impl["role"] != "mpi":
+        clear_programs(apps_out, APP_PROGS)
+        steps.append(["make", "-k", "-j2", "-C", os.path.join(ROOT, "apps"), var + "=" + cc, "OUT=" + apps_out])
+    text = ""
+    for cmd in steps:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        text += "$ %s\n%s" % (" ".join(cmd), r.stdout)
     with open(os.path.join(logdir, "build-%s.log" % impl["name"]), "w") as f:
-        f.write("$ %s\n%s" % (" ".join(cmd), r.stdout))
-    return {p for p in progs if os.access(os.path.join(outdir, p), os.X_OK)}, tail(r.stdout, 4)
+        f.write(text)
+    return {p for p in progs if os.access(os.path.join(apps_out if p in APP_PROGS else outdir, p), os.X_OK)}, \
+        tail(text, 4)
 
 
 def build_limits(outdir, logdir):
@@ -302,8 +326,10 @@ def launch_prefix(impl, j, timeout):
     """The launcher command of one job: the implementation's own, or across hosts its run_hosts."""
     if j["kind"] == "limit":
         return []
-    tmpl = impl["run_hosts"] if j.get("hosts", 1) > 1 else impl["run"]
+    hosts = j.get("hosts", 1)
+    tmpl = impl["run_hosts"] if hosts > 1 else impl["run"]
     return shlex.split(tmpl.format(n=j["n"], root=ROOT, asroot=impl.get("asroot", ""),
+                                   layout="%dx%d" % (hosts, j["n"] // hosts),
                                    timeout=max(10, int(timeout) - 15)))
 
 
@@ -314,6 +340,12 @@ def run_job(impl, j, binary, rep, rawdir, timeout, set_name, max_resumes=8):
     was measured by relaunching after it) or "crash" (nothing more to save)."""
     os.makedirs(rawdir, exist_ok=True)
     final = os.path.join(rawdir, "%s.r%d.jsonl" % (j["id"], rep))
+    timeout = max(timeout, j.get("timeout") or 0)
+    env = dict(os.environ, **j["env"]) if j.get("env") else None
+    if j["kind"] == "app":
+        max_resumes = 0        # one figure per launch: nothing to resume after
+    if j.get("env") and j.get("hosts", 1) > 1:
+        raise ValueError("job %s: env across hosts needs -x in the launch" % j["id"])
     args = j["full_args"] if (set_name == "full" and j["full_args"] is not None) else j["args"]
     skip, part, crashed = 0, 0, False
     with open(final, "w", encoding="utf-8") as out:
@@ -324,7 +356,7 @@ def run_job(impl, j, binary, rep, rawdir, timeout, set_name, max_resumes=8):
                 prog += ["--skip-points", str(skip)]
             cmd = launch_prefix(impl, j, timeout) + prog
             load = os.getloadavg()[0]          # what else the machine ran: beside every figure
-            rc, sout, serr, wall, timed_out = launch(cmd, timeout)
+            rc, sout, serr, wall, timed_out = launch(cmd, timeout, env)
             recs = read_records(tmp)
             for r in recs:
                 out.write(json.dumps(r) + "\n")
@@ -453,6 +485,8 @@ def main(argv=None):
     ap.add_argument("--full", action="store_true", help="run everything (full sweeps, more repetitions)")
     ap.add_argument("--mpi", action="store_true",
                     help="Shimmer vs MPI only: one node, and two namespace hosts when run as root")
+    ap.add_argument("--apps", action="store_true",
+                    help="the application kernels (apps/) and the memory footprint, beside the peer")
     ap.add_argument("--reps", type=int, help="repetitions of every figure (default 3, --full 5)")
     ap.add_argument("--only", help="comma-separated job ids to run (see JOBS in this file)")
     ap.add_argument("--impl", action="append", type=parse_impl, default=[],
@@ -468,7 +502,7 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true", help="smoke run: --quick passed to every benchmark, 1 rep")
     a = ap.parse_args(argv)
 
-    set_name = "full" if a.full else "mpi" if a.mpi else "headline"
+    set_name = "full" if a.full else "mpi" if a.mpi else "apps" if a.apps else "headline"
     reps = a.reps or (1 if a.quick else 5 if a.full else 3)
     timeout = a.timeout or (600 if a.full else 180)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -482,6 +516,8 @@ def main(argv=None):
     impls = [dict(i) for i in IMPLS]
     if set_name == "mpi":      # "Shimmer vs MPI" shows no OpenSHMEM peer
         impls = [i for i in impls if i["role"] != "peer"]
+    if set_name == "apps":     # nor do the applications show MPI
+        impls = [i for i in impls if i["role"] != "mpi"]
     for extra in a.impl:
         impls = [i for i in impls if i["name"] != extra["name"]] + [extra]
     build_dir = os.path.abspath(a.build_dir)
@@ -536,7 +572,7 @@ def main(argv=None):
             i.setdefault("detail", "%s, run as `%s`" % (cc, i["run"].format(n="N", root=ROOT, asroot=i["asroot"]).replace("  ", " ")))
             if i.get("run_hosts"):
                 i["detail"] += "; across hosts `%s`" % i["run_hosts"].format(
-                    n="N", root=ROOT, asroot=i["asroot"], timeout="T").replace(ROOT + "/", "")
+                    n="N", root=ROOT, asroot=i["asroot"], timeout="T", layout="HxP").replace(ROOT + "/", "")
         missing = sorted(set(all_progs) - progs)
         if missing and progs:
             i["detail"] = i.get("detail", "") + "; did not build: " + ", ".join(missing)
@@ -574,9 +610,12 @@ def main(argv=None):
                            and (j["hosts"] == 1 or i.get("run_hosts"))]
             for i in runners:
                 base = os.path.join(ROOT, "build-bench", "limits" if i["name"] == "limit" else i["name"])
-                binary = os.path.join(base, j["prog"])
-                jj = dict(j, args=j["args"] + (["--quick"] if a.quick else []),
-                          full_args=(j["full_args"] + (["--quick"] if a.quick else [])) if j["full_args"] else None)
+                binary = program_path(base, j)
+                if a.quick and j["quick_args"] is not None:
+                    jj = dict(j, args=j["quick_args"], full_args=None)
+                else:
+                    jj = dict(j, args=j["args"] + (["--quick"] if a.quick else []),
+                              full_args=(j["full_args"] + (["--quick"] if a.quick else [])) if j["full_args"] else None)
                 st = run_job(i, jj, binary, rep, os.path.join(outdir, "raw", i["name"]), timeout, set_name)
                 status[(i["name"], j["id"])] = st
                 if st not in ("ok", "n/a"):

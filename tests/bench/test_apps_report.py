@@ -1,0 +1,148 @@
+#!/usr/bin/env python3
+"""The report's "Applications" and "Memory footprint" sections, from planted
+results: speed-ups, verdicts against the targets, a failed self-check, a
+kernel that crashed, and the footprint's growth per extra PE.  No program is
+run and no timing is judged: the values are written here and read back."""
+import json
+import os
+import shutil
+import sys
+import tempfile
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+
+import app_kernels  # noqa: E402
+import footprint  # noqa: E402
+import report  # noqa: E402
+import runner  # noqa: E402
+
+
+def app_records(kernel, npes, time_s, rate, valid=True):
+    return [{"type": "header", "schema": 1, "bench": kernel,
+             "columns": [["kernel", ""], ["class", ""], ["variant", ""], ["npes", ""], ["time_s", "s"],
+                         ["rate", "GUP/s"]], "impl": {"label": "x"}},
+            {"type": "point", "index": 0, "label": "npes=%d" % npes},
+            {"type": "row", "point": 0, "kernel": kernel, "class": "A", "variant": "", "npes": npes,
+             "time_s": time_s, "rate": rate, "valid": valid},
+            {"type": "note", "point": 0, "text": "check"},
+            {"type": "end", "status": "ok"}]
+
+
+def footprint_records(npes, kib):
+    return [{"type": "header", "schema": 1, "bench": "footprint",
+             "columns": [["npes", ""]] + [[m, "KiB"] for m in (
+                 "peak_rss_mean_kib", "peak_rss_max_kib", "rss_max_kib", "pss_mean_kib", "pss_max_kib",
+                 "pss_shmem_mean_kib", "pss_total_kib")]},
+            {"type": "point", "index": 0, "label": "npes=%d" % npes},
+            {"type": "row", "point": 0, "npes": npes, "peak_rss_mean_kib": kib, "peak_rss_max_kib": kib + 100,
+             "rss_max_kib": kib, "pss_mean_kib": kib / 2, "pss_max_kib": kib / 2, "pss_shmem_mean_kib": 10,
+             "pss_total_kib": npes * kib / 2, "valid": True},
+            {"type": "end", "status": "ok"}]
+
+
+class AppsSections(unittest.TestCase):
+    def setUp(self):
+        self.dir = tempfile.mkdtemp(prefix="bench-apps-")
+        jobs = app_kernels.jobs(runner.job) + footprint.jobs(runner.job)
+        meta = {"started": "test", "set": "apps", "reps": 3, "quick": False, "jobs": jobs,
+                "impls": [{"name": "shimmer", "role": "shimmer", "available": True},
+                          {"name": "oshmem", "role": "peer", "available": True}],
+                "hosts": {"available": True, "how": "two namespace hosts"}}
+        with open(os.path.join(self.dir, "run.json"), "w") as f:
+            json.dump(meta, f)
+
+    def tearDown(self):
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+    def plant(self, impl, job, reps):
+        d = os.path.join(self.dir, "raw", impl)
+        os.makedirs(d, exist_ok=True)
+        for rep, recs in enumerate(reps):
+            with open(os.path.join(d, "%s.r%d.jsonl" % (job, rep)), "w") as f:
+                for r in recs:
+                    f.write(json.dumps(r) + "\n")
+
+    def test_speedups_and_verdicts(self):
+        # one node: peer 2x slower (met), hosts: peer 2x faster (missed)
+        self.plant("shimmer", "app_gups_n2", [app_records("gups", 2, t, 1 / t) for t in (1.0, 1.1, 0.9)])
+        self.plant("oshmem", "app_gups_n2", [app_records("gups", 2, t, 1 / t) for t in (2.0, 2.2, 1.8)])
+        self.plant("shimmer", "app_gups_h2x2", [app_records("gups", 4, t, 1) for t in (2.0, 2.0, 2.0)])
+        self.plant("oshmem", "app_gups_h2x2", [app_records("gups", 4, t, 1) for t in (1.0, 1.0, 1.0)])
+        # a failed self-check is INVALID whatever the time
+        self.plant("shimmer", "app_isx_n4", [app_records("isx", 4, 0.1, 1, valid=False)] * 3)
+        self.plant("oshmem", "app_isx_n4", [app_records("isx", 4, 1.0, 1)] * 3)
+        # Shimmer crashed: the runner's record says so
+        self.plant("shimmer", "app_ssca2_n2", [[{"type": "crash", "label": "start-up",
+                                                 "reason": "segmentation fault"}]])
+        self.plant("oshmem", "app_ssca2_n2", [app_records("ssca2", 2, 1.0, 1)] * 3)
+        run = report.Run(self.dir)
+        got = {(r.kernel, r.pid): r for r in app_kernels.results(run)}
+        n2, h = got[("gups", "n2")], got[("gups", "h2x2")]
+        self.assertAlmostEqual(n2.speedup, 2.0)
+        self.assertEqual(n2.verdict, "met")
+        self.assertEqual(n2.unit, "GUP/s")
+        self.assertAlmostEqual(h.speedup, 0.5)
+        self.assertEqual(h.verdict, "MISSED")
+        self.assertEqual(got[("isx", "n4")].verdict, "INVALID")
+        self.assertEqual(got[("ssca2", "n2")].verdict, "crashed")
+        self.assertNotIn(("daxpy", "n2"), got)         # nothing ran: no row
+        md = "\n".join(app_kernels.markdown(run, ["app_gups.png"]))
+        self.assertIn("| gups | 2 PEs, one node | `A` | 1.00 [0.9–1.10] | 2.00 [1.80–2.20] | 2.00× |", md)
+        self.assertIn("Met: 1 of 2 judged.", md)
+        self.assertIn("![app_gups.png](app_gups.png)", md)
+        self.assertTrue(any("MISSED" in line for line in app_kernels.text_summary(run)))
+
+    def test_footprint_growth_and_target(self):
+        for n in footprint.PES:
+            # Shimmer flat at 4.5 MiB; the peer 20 MiB + 10 KiB per PE in the job
+            self.plant("shimmer", footprint.job_id(n), [footprint_records(n, 4608)] * 2)
+            self.plant("oshmem", footprint.job_id(n), [footprint_records(n, 20480 + 10 * n)] * 2)
+        run = report.Run(self.dir)
+        shim, peer = footprint.Impl(run, "shimmer"), footprint.Impl(run, "oshmem")
+        self.assertAlmostEqual(shim.growth["peak_rss_mean_kib"], 0.0, places=6)
+        self.assertAlmostEqual(peer.growth["peak_rss_mean_kib"], 10 * 1024, places=3)
+        self.assertEqual(shim.verdict(False), "met")
+        self.assertEqual(peer.verdict(False), "MISSED")        # 22.6 MiB > 8 MiB
+        md = "\n".join(footprint.markdown(run, ["footprint.png"]))
+        self.assertIn("| 256 |", md)
+        self.assertIn("![footprint.png](footprint.png)", md)
+
+    def test_footprint_not_up_to_256(self):
+        for n in footprint.PES[:3]:
+            self.plant("shimmer", footprint.job_id(n), [footprint_records(n, 4608)])
+        run = report.Run(self.dir)
+        self.assertEqual(footprint.Impl(run, "shimmer").verdict(False),
+                         "MISSED (largest job measured: 32 PEs)")
+
+    def test_report_main_writes_the_sections(self):
+        self.plant("shimmer", "app_daxpy_n4", [app_records("daxpy", 4, 1.0, 5.0)])
+        self.plant("oshmem", "app_daxpy_n4", [app_records("daxpy", 4, 1.6, 3.0)])
+        self.plant("shimmer", footprint.job_id(2), [footprint_records(2, 4608)])
+        self.assertEqual(report.main([self.dir, "--no-plots", "--quiet"]), 0)
+        with open(os.path.join(self.dir, "report.md")) as f:
+            md = f.read()
+        self.assertIn("## Applications (apps/)", md)
+        self.assertIn("## Memory footprint", md)
+        self.assertNotIn("## Figures and targets", md)     # no headline figure ran
+        with open(os.path.join(self.dir, "summary.json")) as f:
+            s = json.load(f)
+        self.assertEqual(s["apps"][0]["verdict"], "met")
+        self.assertIn("shimmer", s["footprint"])
+
+    def test_runner_jobs(self):
+        ids = {j["id"]: j for j in runner.JOBS}
+        j = ids["app_heat2d_h2x2"]
+        self.assertEqual((j["kind"], j["n"], j["hosts"], j["quick_args"]), ("app", 4, 2, ["tiny"]))
+        self.assertIn("apps", j["sets"])
+        self.assertEqual(ids["footprint_256"]["env"]["SMA_SYMMETRIC_SIZE"], "256M")
+        peer = next(i for i in runner.IMPLS if i["role"] == "peer")
+        cmd = runner.launch_prefix(dict(peer, asroot=""), j, 100)
+        self.assertIn("2x2", cmd)
+        self.assertTrue(runner.program_path("/b", j).endswith("/b/apps/heat2d"))
+
+
+if __name__ == "__main__":
+    unittest.main()
