@@ -304,11 +304,35 @@ def read_records(path):
     return recs
 
 
+def autogroup_nice():
+    """This process's scheduling autogroup's nice value (Linux), or None."""
+    try:
+        with open("/proc/self/autogroup", encoding="utf-8") as f:
+            return int(f.read().rsplit("nice", 1)[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+AUTOGROUP_NICE = autogroup_nice()
+
+
+def keep_autogroup_nice():
+    """In a launch, after setsid: a new session is a new autogroup at nice 0,
+    which would drop the share of the CPUs a run was given (bench/README.md)."""
+    try:
+        with open("/proc/self/autogroup", "w", encoding="utf-8") as f:
+            f.write(str(AUTOGROUP_NICE))
+    except OSError:
+        pass
+
+
 def launch(cmd, timeout, env=None):
-    """Runs one launch in its own process group; returns (rc, stdout, stderr, wall_s, timed_out)."""
+    """Runs one launch in its own session (a timeout ends all of it) with the
+    runner's scheduling weight; returns (rc, stdout, stderr, wall_s, timed_out)."""
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         start_new_session=True, env=env, errors="replace")
+                         start_new_session=True, env=env, errors="replace",
+                         preexec_fn=keep_autogroup_nice if AUTOGROUP_NICE else None)
     try:
         out, err = p.communicate(timeout=timeout)
         timed_out = False

@@ -174,6 +174,20 @@ with open(out, "w") as f:
 '''
 
 
+class RunnerLaunch(unittest.TestCase):
+    def test_launch_keeps_the_runners_autogroup_nice(self):
+        if runner.autogroup_nice() is None:
+            self.skipTest("no autogroup scheduling here (/proc/self/autogroup)")
+        saved = runner.AUTOGROUP_NICE
+        runner.AUTOGROUP_NICE = 3           # a lower weight needs no privilege
+        try:
+            rc, out, _, _, _ = runner.launch(["cat", "/proc/self/autogroup"], 30)
+        finally:
+            runner.AUTOGROUP_NICE = saved
+        self.assertEqual(rc, 0)
+        self.assertTrue(out.strip().endswith("nice 3"), out)
+
+
 class RunnerCrashResume(unittest.TestCase):
     def test_crash_costs_only_that_point(self):
         tmp = tempfile.mkdtemp(prefix="bench-runner-")
