@@ -14,6 +14,8 @@
  *   later load), back to back: what a put completed by quiet costs at
  *   least, on a machine whose stores may pass later loads (x86 included).
  * Each figure is the best of 3 timed trials: a limit is the best case.
+ * The buffers are on huge pages when the kernel's pool has room (as a
+ * Shimmer heap is, SHIMMER_HUGEPAGES=auto), else on normal pages.
  * Pinned to two CPUs when allowed (-t 0 disables).  Built with plain cc.
  */
 #include "bench.h"
@@ -99,7 +101,7 @@ int main(int argc, char **argv)
     static const bench_info_t info = {
         .name = "memcpy_bw",
         .title = "machine limit: single-core memcpy between two processes' shared buffers, by size",
-        .columns = "op: size:B bandwidth_MBps:MB/s latency_us:us fenced_us:us pinned: iterations: valid:",
+        .columns = "op: size:B bandwidth_MBps:MB/s latency_us:us fenced_us:us pinned: huge_pages: iterations: valid:",
         .min_size = 1, .max_size = (size_t)4 << 20,
         BENCH_SWEEP_BW,                  /* put_bw's and get_bw's */
         .ops = "put,get",
@@ -110,7 +112,12 @@ int main(int argc, char **argv)
     bool pin = !(b.opt.nthreads == 1 && b.opt.threads[0] == 0);
     size_t max = (b.opt.max_size + 4095) & ~(size_t)4095;
     shared_t *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    char *bufs = mmap(NULL, 2 * max, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    size_t huge = (size_t)2 << 20;
+    char *bufs = mmap(NULL, (2 * max + huge - 1) & ~(huge - 1), PROT_READ | PROT_WRITE,
+                      MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
+    bool on_huge = bufs != MAP_FAILED;
+    if (!on_huge)
+        bufs = mmap(NULL, 2 * max, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (s == MAP_FAILED || bufs == MAP_FAILED)
         bench_die(&b, "mmap of %zu bytes failed", 2 * max);
 
@@ -136,6 +143,7 @@ int main(int argc, char **argv)
             bench_col_num(&b, "latency_us", s->lat_us / (double)arg.lat_iters);
             bench_col_num(&b, "fenced_us", s->fenced_us / (double)arg.lat_iters);
             bench_col_bool(&b, "pinned", pinned);
+            bench_col_bool(&b, "huge_pages", on_huge);
             bench_col_int(&b, "iterations", arg.bw_iters);
             bench_col_bool(&b, "valid", ok);
             bench_row_end(&b);
