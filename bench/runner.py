@@ -425,7 +425,7 @@ def impl_version(impl):
     cmds = []
     info = os.path.join(os.path.dirname(run_bin), "shimmer-info")
     if os.access(info, os.X_OK):
-        cmds.append([info])
+        cmds.append([info, "--parsable"])
     cmds.append([run_bin, "--version"])
     for cmd in cmds:
         try:
@@ -433,6 +433,14 @@ def impl_version(impl):
         except (OSError, subprocess.TimeoutExpired):
             continue
         lines = [l.strip() for l in (r.stdout + r.stderr).splitlines() if l.strip()]
+        if r.returncode == 0 and lines and cmd[-1] == "--parsable":
+            # section:key:value; the version, build type, compiler, transports
+            facts = dict(l.split(":", 2)[1:] for l in lines if l.count(":") >= 2
+                         and l.split(":", 1)[0] in ("version", "build"))
+            return "Shimmer %s (OpenSHMEM %s); %s build, %s; transports: %s" % (
+                facts.get("shimmer", "?"), facts.get("openshmem", "?"),
+                facts.get("build_type", "?"), facts.get("compiler", "?"),
+                facts.get("transports", "?"))
         if r.returncode == 0 and lines:
             return "; ".join(lines[:3])
     return ""

@@ -213,42 +213,74 @@ shr_status_t shr_env_load(const char *routine)
     return SHR_OK;
 }
 
+size_t shr_env_count(void)
+{
+    return ENV_COUNT;
+}
+
+void shr_env_row(size_t i, shr_env_row_t *row)
+{
+    const env_var_t *var = &env_vars[i];
+    const void *field = (const char *)&shr_config + var->offset;
+
+    row->name = var->name;
+    row->help = var->help;
+    row->alias = var->alias;
+    row->origin = env_origin[i] != NULL ? env_origin[i] : "default";
+    switch (var->type) {
+    case T_FLAG:
+    case T_BOOL:
+        snprintf(row->value, sizeof(row->value), "%s", *(const int *)field < 0 ? "auto" :
+                 *(const int *)field ? "on" : "off");
+        break;
+    case T_INT:
+        snprintf(row->value, sizeof(row->value), "%ld", *(const long *)field);
+        break;
+    case T_SIZE:
+        shr_str_from_size(*(const size_t *)field, row->value, sizeof(row->value));
+        break;
+    case T_ENUM: {
+        int index = *(const int *)field;
+        const char *p = var->values;
+        for (; index > 0; index--) {
+            p += strcspn(p, ",") + 1;
+        }
+        snprintf(row->value, sizeof(row->value), "%.*s", (int)strcspn(p, ","), p);
+        break;
+    }
+    case T_STRING:
+        snprintf(row->value, sizeof(row->value), "%s", *(const char *const *)field);
+        break;
+    }
+}
+
+static int widest(int width, const char *text)
+{
+    int len = (int)strlen(text);
+    return len > width ? len : width;
+}
+
 void shr_env_print(void *stream)
 {
     FILE *out = stream;
+    int wname = (int)strlen("variable"), wvalue = (int)strlen("value");
+    int worigin = (int)strlen("origin");
+    shr_env_row_t row;
 
-    fprintf(out, "%-28s %-12s %-10s %s\n", "variable", "value", "origin", "meaning");
+    /* columns as wide as their widest entry: a long path or an alias as
+     * origin must not push the rest of its line out of line */
     for (size_t i = 0; i < ENV_COUNT; i++) {
-        const env_var_t *var = &env_vars[i];
-        const void *field = (const char *)&shr_config + var->offset;
-        char value[64];
-        switch (var->type) {
-        case T_FLAG:
-        case T_BOOL:
-            snprintf(value, sizeof(value), "%s", *(const int *)field < 0 ? "auto" :
-                     *(const int *)field ? "on" : "off");
-            break;
-        case T_INT:
-            snprintf(value, sizeof(value), "%ld", *(const long *)field);
-            break;
-        case T_SIZE:
-            shr_str_from_size(*(const size_t *)field, value, sizeof(value));
-            break;
-        case T_ENUM: {
-            int index = *(const int *)field;
-            const char *p = var->values;
-            for (; index > 0; index--) {
-                p += strcspn(p, ",") + 1;
-            }
-            snprintf(value, sizeof(value), "%.*s", (int)strcspn(p, ","), p);
-            break;
-        }
-        case T_STRING:
-            snprintf(value, sizeof(value), "%s", *(const char *const *)field);
-            break;
-        }
-        fprintf(out, "%-28s %-12s %-10s %s%s%s\n", var->name, value,
-                env_origin[i] != NULL ? env_origin[i] : "default", var->help,
-                var->alias ? "; deprecated alias " : "", var->alias ? var->alias : "");
+        shr_env_row(i, &row);
+        wname = widest(wname, row.name);
+        wvalue = widest(wvalue, row.value);
+        worigin = widest(worigin, row.origin);
+    }
+    fprintf(out, "%-*s  %-*s  %-*s  %s\n", wname, "variable", wvalue, "value", worigin,
+            "origin", "meaning");
+    for (size_t i = 0; i < ENV_COUNT; i++) {
+        shr_env_row(i, &row);
+        fprintf(out, "%-*s  %-*s  %-*s  %s%s%s\n", wname, row.name, wvalue, row.value, worigin,
+                row.origin, row.help, row.alias ? "; deprecated alias " : "",
+                row.alias ? row.alias : "");
     }
 }

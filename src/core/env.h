@@ -39,8 +39,20 @@ extern shr_config_t shr_config SHR_PLUGIN_IMPORT(config);
 shr_status_t shr_env_load(const char *routine);
 
 /* Prints the table with current values and their origin (PE 0's SHMEM_INFO,
- * shimmer-info --env). */
+ * shimmer-info --env), in columns as wide as their widest entry. */
 void shr_env_print(void *stream);
+
+/* One variable as printed: name, current value as text, where the value
+ * came from ("default", or the variable that set it), help, deprecated
+ * alias (or NULL).  The strings are the table's; valid after shr_env_load. */
+typedef struct shr_env_row {
+    const char *name, *origin, *help, *alias;
+    char value[256];
+} shr_env_row_t;
+
+/* The number of variables (rows of env.def), and row i of them. */
+size_t shr_env_count(void);
+void shr_env_row(size_t i, shr_env_row_t *row);
 
 /* Raw lookup for the few variables that are not in the table: the launcher's
  * protocol variables and other libraries' (PMIx, UCX).  NULL when unset. */

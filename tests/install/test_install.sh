@@ -73,6 +73,8 @@ done
 # (not `| grep -q`: grep leaving early would SIGPIPE shimmer-info under pipefail)
 info=$("$p/bin/shimmer-info")
 grep -q "OpenSHMEM 1.6" <<<"$info" || { echo "FAIL: shimmer-info"; exit 1; }
+grep -qx "build:prefix:$p" <<<"$("$p/bin/shimmer-info" --parsable)" ||
+  { echo "FAIL: shimmer-info does not name the moved prefix $p"; exit 1; }
 # the manual pages of the moved prefix, by a typed routine's name
 page=$(MANWIDTH=80 MANPAGER=cat man -M "$p/share/man" shmem_long_atomic_fetch_add 2>&1)
 grep -q "^SHMEM_ATOMIC_FETCH_ADD(3)" <<<"$page" || { echo "FAIL: man -M: $page"; exit 1; }

@@ -118,7 +118,7 @@ def tool_pages_name_every_option():
     """Every option a tool's help prints is on its page."""
     for tool, cmd in [("oshrun", [os.path.join(B, "bin", "oshrun"), "--help"]),
                       ("oshcc", [os.path.join(B, "bin", "oshcc"), "-showme:help"]),
-                      ("shimmer-info", [os.path.join(B, "bin", "shimmer-info"), "--bogus"])]:
+                      ("shimmer-info", [os.path.join(B, "bin", "shimmer-info"), "--help"])]:
         r = run(cmd)
         helptext = r.stdout + r.stderr
         opts = options_of(helptext)

@@ -292,10 +292,10 @@ def log_categories():
     """Each category logs its paths, and only the categories asked for do:
     heap and boot at debug level; rma and amo at trace, where the build has
     trace compiled in (shimmer-info says; release builds compile it out)."""
-    info = subprocess.run([os.path.join(os.path.dirname(OSHRUN), "shimmer-info")],
+    info = subprocess.run([os.path.join(os.path.dirname(OSHRUN), "shimmer-info"), "--parsable"],
                           capture_output=True, text=True).stdout
-    traced = "log levels: up to trace" in info
-    if not traced and "log levels: up to debug" not in info:
+    traced = "build:log_levels:up to trace" in info
+    if not traced and "build:log_levels:up to debug" not in info:
         raise Fail("shimmer-info does not say which log levels are compiled in:\n" + info)
     rc, out, err = run(["every_path"], n=2, env={"SHIMMER_LOG_LEVEL": "trace",
                                                  "SHIMMER_LOG_CATEGORIES": "heap,boot,rma,amo"})
