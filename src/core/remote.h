@@ -37,7 +37,7 @@
 /* Bumped whenever this table or a struct a transport reads (state.h,
  * team.h, env.h) changes shape: a plugin built for another layout is
  * refused at load. */
-#define SHR_REMOTE_ABI 1
+#define SHR_REMOTE_ABI 2
 
 /* The symbol a transport plugin exports: a `const shr_remote_ops_t *`. */
 #define SHR_REMOTE_PLUGIN_ENTRY "shr_remote_plugin_ops"
@@ -115,6 +115,15 @@ typedef struct shr_remote_ops {
     void (*quiet)(shr_ctx_t *ctx, const int *pes, size_t npes);
     /* Waits until *cmpl counts nothing, driving ctx's transport state. */
     void (*wait)(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
+    /* Posts the remote completion of every earlier operation of ctx to the
+     * `npes` world PEs of `pes`, counted in *cmpl (done once each of them
+     * is); does not wait and leaves quiet's own bookkeeping alone.  What a
+     * request handle's wait uses instead of quiet (core/req.c). */
+    void (*flush)(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *cmpl);
+    /* One round of progress on ctx's transport state (and the default
+     * one); true when *cmpl counts nothing.  Ends the job, like wait, if an
+     * operation counted in it failed. */
+    bool (*test)(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
 
     /* ---- progress (thread-safe) ---- */
     /* Serves what peers aimed at this PE; one non-blocking round. */

@@ -105,6 +105,17 @@ static void none_wait(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
     (void)ctx, (void)cmpl;
 }
 
+static void none_flush(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *cmpl)
+{
+    (void)ctx, (void)pes, (void)npes, (void)cmpl;
+}
+
+static bool none_test(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
+{
+    (void)ctx, (void)cmpl;
+    return true;
+}
+
 static void none_progress(void)
 {
 }
@@ -133,6 +144,8 @@ const shr_remote_ops_t shr_remote_none = {
     .fence = none_fence,
     .quiet = none_quiet,
     .wait = none_wait,
+    .flush = none_flush,
+    .test = none_test,
     .progress = none_progress,
     .nap = none_nap,
 };

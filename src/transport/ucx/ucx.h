@@ -129,6 +129,8 @@ void shr_ucx_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src, size_t l
 void shr_ucx_fence_op(shr_ctx_t *ctx);
 void shr_ucx_quiet_op(shr_ctx_t *ctx, const int *pes, size_t npes);
 void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
+void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *cmpl);
+bool shr_ucx_test_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
 /* Completes every operation w started on the endpoints of `pes` (NULL: all
  * dirty ones): flushes exactly the endpoints this worker created and used,
  * never the ones peers created towards it (those may wait for a peer's

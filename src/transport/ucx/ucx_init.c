@@ -565,6 +565,8 @@ const shr_remote_ops_t shr_ucx_ops = {
     .fence = shr_ucx_fence_op,
     .quiet = shr_ucx_quiet_op,
     .wait = shr_ucx_wait_op,
+    .flush = shr_ucx_flush_op,
+    .test = shr_ucx_test_op,
     .progress = shr_ucx_progress_all,
     .nap = shr_ucx_nap,
 };

@@ -303,3 +303,59 @@ void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
         shr_fatal(1, "an operation on another node failed in UCX");
     }
 }
+
+/* A request handle's completion: a flush of each endpoint of the handle's
+ * PEs, dirty or not (another thread's quiet may have taken the mark while
+ * its flush is still in flight), counted in the handle's own object. */
+void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *cmpl)
+{
+    shr_ucx_worker_t *w;
+    ucs_status_t first = UCS_OK;
+
+    if (!shr_ucx.active) {
+        return;
+    }
+    w = shr_ucx_ctx_worker(ctx);
+    shr_ucx_lock(w);
+    for (size_t i = 0; i < npes; i++) {
+        shr_ucx_peer_t *peer = w->peers[pes[i]];
+        ucp_request_param_t param = {.op_attr_mask = 0};
+
+        if (peer == NULL) {
+            continue; /* never reached through this worker: nothing to complete */
+        }
+        shr_ucx_param_cmpl(&param, cmpl);
+        ucs_status_t st = shr_ucx_track(ucp_ep_flush_nbx(peer->ep, &param), cmpl);
+        first = first == UCS_OK ? st : first;
+    }
+    shr_ucx_unlock(w);
+    if (SHR_UNLIKELY(first != UCS_OK)) {
+        shr_ucx_status(first, "completing a request handle");
+        shr_fatal(1, "a request handle's flush failed in UCX");
+    }
+}
+
+bool shr_ucx_test_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
+{
+    shr_ucx_worker_t *w;
+
+    if (!shr_ucx.active) {
+        return true;
+    }
+    if (!shr_ucx_cmpl_done(cmpl)) {
+        w = shr_ucx_ctx_worker(ctx);
+        __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
+        shr_ucx_drive(w);
+        if (w != shr_ucx.dflt) {
+            shr_ucx_drive(shr_ucx.dflt);
+        }
+        if (!shr_ucx_cmpl_done(cmpl)) {
+            return false;
+        }
+    }
+    if (SHR_UNLIKELY(__atomic_load_n(&cmpl->status, __ATOMIC_ACQUIRE) != UCS_OK)) {
+        shr_ucx_status((ucs_status_t)cmpl->status, "completing operations on other nodes");
+        shr_fatal(1, "an operation on another node failed in UCX");
+    }
+    return true;
+}
