@@ -114,6 +114,12 @@ extern struct shmem_team_impl shmemx_internal_team_shared;
 #define SHMEM_TEAM_SHARED  (&shmemx_internal_team_shared)
 #define SHMEM_TEAM_INVALID ((shmem_team_t)0)
 
+/* ---- request handles (shmemx.h, docs/requests.md) ---------------------- */
+/* A handle stands for a group of operations; one wait or test completes
+ * them all.  NULL (SHMEMX_REQ_NULL) is a handle with nothing in flight. */
+typedef struct shmemx_req *shmemx_req_t;
+#define SHMEMX_REQ_NULL ((shmemx_req_t)0)
+
 /* ---- attributes -------------------------------------------------------- */
 #if defined(__cplusplus) && __cplusplus >= 201103L
 #define SHMEMX_NORETURN [[noreturn]]

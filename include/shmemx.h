@@ -186,4 +186,1381 @@
 #define shmemx_complexf_sum_exscan shmem_complexf_sum_exscan
 #define shmemx_sum_exscan shmem_sum_exscan
 
+/* ---- extensions ---- */
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* req */
+void shmemx_req_merge(shmemx_req_t *into, shmemx_req_t *from);
+int shmemx_req_test(shmemx_req_t *req);
+void shmemx_req_wait(shmemx_req_t *req);
+void shmemx_req_wait_all(size_t n, shmemx_req_t *reqs);
+size_t shmemx_req_wait_any(size_t n, shmemx_req_t *reqs);
+void shmemx_req_split(shmemx_req_t *req, int nthreads, int rank);
+
+/* put_req */
+void shmemx_float_put_req(float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_float_put_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_double_put_req(double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_double_put_req(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_longdouble_put_req(long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_longdouble_put_req(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_char_put_req(char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_char_put_req(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_schar_put_req(signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_schar_put_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_short_put_req(short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_short_put_req(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int_put_req(int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_put_req(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_long_put_req(long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_put_req(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_longlong_put_req(long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_put_req(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uchar_put_req(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uchar_put_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ushort_put_req(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ushort_put_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint_put_req(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_put_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ulong_put_req(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_put_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_put_req(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_put_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int8_put_req(int8_t *dest, const int8_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int8_put_req(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int16_put_req(int16_t *dest, const int16_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int16_put_req(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int32_put_req(int32_t *dest, const int32_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_put_req(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int64_put_req(int64_t *dest, const int64_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_put_req(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint8_put_req(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint8_put_req(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint16_put_req(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint16_put_req(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint32_put_req(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_put_req(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint64_put_req(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_put_req(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_size_put_req(size_t *dest, const size_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_put_req(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_put_req(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_put_req(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_put8_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_put8_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_put16_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_put16_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_put32_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_put32_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_put64_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_put64_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_put128_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_put128_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_putmem_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_putmem_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+
+/* get_req */
+void shmemx_float_get_req(float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_float_get_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_double_get_req(double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_double_get_req(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_longdouble_get_req(long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_longdouble_get_req(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_char_get_req(char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_char_get_req(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_schar_get_req(signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_schar_get_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_short_get_req(short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_short_get_req(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int_get_req(int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_get_req(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_long_get_req(long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_get_req(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_longlong_get_req(long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_get_req(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uchar_get_req(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uchar_get_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ushort_get_req(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ushort_get_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint_get_req(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_get_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ulong_get_req(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_get_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_get_req(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_get_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int8_get_req(int8_t *dest, const int8_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int8_get_req(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int16_get_req(int16_t *dest, const int16_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int16_get_req(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int32_get_req(int32_t *dest, const int32_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_get_req(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int64_get_req(int64_t *dest, const int64_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_get_req(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint8_get_req(uint8_t *dest, const uint8_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint8_get_req(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint16_get_req(uint16_t *dest, const uint16_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint16_get_req(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint32_get_req(uint32_t *dest, const uint32_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_get_req(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint64_get_req(uint64_t *dest, const uint64_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_get_req(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_size_get_req(size_t *dest, const size_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_get_req(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_get_req(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_get_req(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_get8_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_get8_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_get16_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_get16_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_get32_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_get32_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_get64_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_get64_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_get128_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_get128_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_getmem_req(void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_getmem_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, int pe, shmemx_req_t *req);
+
+/* iput_req */
+void shmemx_float_iput_req(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_float_iput_req(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_double_iput_req(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_double_iput_req(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_longdouble_iput_req(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_longdouble_iput_req(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_char_iput_req(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_char_iput_req(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_schar_iput_req(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_schar_iput_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_short_iput_req(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_short_iput_req(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int_iput_req(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_iput_req(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_long_iput_req(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_iput_req(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_longlong_iput_req(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_iput_req(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uchar_iput_req(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uchar_iput_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ushort_iput_req(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ushort_iput_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint_iput_req(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_iput_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ulong_iput_req(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_iput_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_iput_req(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_iput_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int8_iput_req(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int8_iput_req(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int16_iput_req(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int16_iput_req(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int32_iput_req(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_iput_req(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int64_iput_req(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_iput_req(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint8_iput_req(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint8_iput_req(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint16_iput_req(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint16_iput_req(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint32_iput_req(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_iput_req(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint64_iput_req(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_iput_req(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_size_iput_req(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_iput_req(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_iput_req(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_iput_req(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_iput8_req(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_iput8_req(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_iput16_req(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_iput16_req(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_iput32_req(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_iput32_req(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_iput64_req(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_iput64_req(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_iput128_req(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_iput128_req(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+
+/* iget_req */
+void shmemx_float_iget_req(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_float_iget_req(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_double_iget_req(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_double_iget_req(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_longdouble_iget_req(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_longdouble_iget_req(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_char_iget_req(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_char_iget_req(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_schar_iget_req(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_schar_iget_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_short_iget_req(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_short_iget_req(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int_iget_req(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_iget_req(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_long_iget_req(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_iget_req(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_longlong_iget_req(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_iget_req(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uchar_iget_req(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uchar_iget_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ushort_iget_req(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ushort_iget_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint_iget_req(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_iget_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ulong_iget_req(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_iget_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_iget_req(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_iget_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int8_iget_req(int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int8_iget_req(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int16_iget_req(int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int16_iget_req(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int32_iget_req(int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_iget_req(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_int64_iget_req(int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_iget_req(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint8_iget_req(uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint8_iget_req(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint16_iget_req(uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint16_iget_req(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint32_iget_req(uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_iget_req(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_uint64_iget_req(uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_iget_req(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_size_iget_req(size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_iget_req(shmem_ctx_t ctx, size_t *dest, const size_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_iget_req(ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_iget_req(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_iget8_req(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_iget8_req(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_iget16_req(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_iget16_req(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_iget32_req(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_iget32_req(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_iget64_req(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_iget64_req(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_iget128_req(void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+void shmemx_ctx_iget128_req(shmem_ctx_t ctx, void *dest, const void *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req);
+
+/* put_signal_req */
+void shmemx_float_put_signal_req(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_float_put_signal_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_double_put_signal_req(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_double_put_signal_req(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_longdouble_put_signal_req(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_longdouble_put_signal_req(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_char_put_signal_req(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_char_put_signal_req(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_schar_put_signal_req(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_schar_put_signal_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_short_put_signal_req(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_short_put_signal_req(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_int_put_signal_req(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_put_signal_req(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_long_put_signal_req(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_put_signal_req(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_longlong_put_signal_req(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_put_signal_req(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_uchar_put_signal_req(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_uchar_put_signal_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ushort_put_signal_req(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_ushort_put_signal_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_uint_put_signal_req(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_put_signal_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ulong_put_signal_req(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_put_signal_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_put_signal_req(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_put_signal_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_int8_put_signal_req(int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_int8_put_signal_req(shmem_ctx_t ctx, int8_t *dest, const int8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_int16_put_signal_req(int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_int16_put_signal_req(shmem_ctx_t ctx, int16_t *dest, const int16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_int32_put_signal_req(int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_put_signal_req(shmem_ctx_t ctx, int32_t *dest, const int32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_int64_put_signal_req(int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_put_signal_req(shmem_ctx_t ctx, int64_t *dest, const int64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_uint8_put_signal_req(uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint8_put_signal_req(shmem_ctx_t ctx, uint8_t *dest, const uint8_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_uint16_put_signal_req(uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint16_put_signal_req(shmem_ctx_t ctx, uint16_t *dest, const uint16_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_uint32_put_signal_req(uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_put_signal_req(shmem_ctx_t ctx, uint32_t *dest, const uint32_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_uint64_put_signal_req(uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_put_signal_req(shmem_ctx_t ctx, uint64_t *dest, const uint64_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_size_put_signal_req(size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_put_signal_req(shmem_ctx_t ctx, size_t *dest, const size_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_put_signal_req(ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_put_signal_req(shmem_ctx_t ctx, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_put8_signal_req(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_put8_signal_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_put16_signal_req(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_put16_signal_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_put32_signal_req(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_put32_signal_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_put64_signal_req(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_put64_signal_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_put128_signal_req(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_put128_signal_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_putmem_signal_req(void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+void shmemx_ctx_putmem_signal_req(shmem_ctx_t ctx, void *dest, const void *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req);
+
+/* atomic_fetch_req */
+void shmemx_float_atomic_fetch_req(float *fetch, const float *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_float_atomic_fetch_req(shmem_ctx_t ctx, float *fetch, const float *source, int pe, shmemx_req_t *req);
+void shmemx_double_atomic_fetch_req(double *fetch, const double *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_double_atomic_fetch_req(shmem_ctx_t ctx, double *fetch, const double *source, int pe, shmemx_req_t *req);
+void shmemx_int_atomic_fetch_req(int *fetch, const int *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_atomic_fetch_req(shmem_ctx_t ctx, int *fetch, const int *source, int pe, shmemx_req_t *req);
+void shmemx_long_atomic_fetch_req(long *fetch, const long *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_atomic_fetch_req(shmem_ctx_t ctx, long *fetch, const long *source, int pe, shmemx_req_t *req);
+void shmemx_longlong_atomic_fetch_req(long long *fetch, const long long *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_atomic_fetch_req(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe, shmemx_req_t *req);
+void shmemx_uint_atomic_fetch_req(unsigned int *fetch, const unsigned int *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_fetch_req(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_fetch_req(unsigned long *fetch, const unsigned long *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_fetch_req(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_fetch_req(unsigned long long *fetch, const unsigned long long *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_fetch_req(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_fetch_req(int32_t *fetch, const int32_t *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_fetch_req(shmem_ctx_t ctx, int32_t *fetch, const int32_t *source, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_fetch_req(int64_t *fetch, const int64_t *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_fetch_req(shmem_ctx_t ctx, int64_t *fetch, const int64_t *source, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_fetch_req(uint32_t *fetch, const uint32_t *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_fetch_req(shmem_ctx_t ctx, uint32_t *fetch, const uint32_t *source, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_fetch_req(uint64_t *fetch, const uint64_t *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_fetch_req(shmem_ctx_t ctx, uint64_t *fetch, const uint64_t *source, int pe, shmemx_req_t *req);
+void shmemx_size_atomic_fetch_req(size_t *fetch, const size_t *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_atomic_fetch_req(shmem_ctx_t ctx, size_t *fetch, const size_t *source, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_atomic_fetch_req(ptrdiff_t *fetch, const ptrdiff_t *source, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_atomic_fetch_req(shmem_ctx_t ctx, ptrdiff_t *fetch, const ptrdiff_t *source, int pe, shmemx_req_t *req);
+
+/* atomic_compare_swap_req */
+void shmemx_int_atomic_compare_swap_req(int *fetch, int *dest, int cond, int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_atomic_compare_swap_req(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe, shmemx_req_t *req);
+void shmemx_long_atomic_compare_swap_req(long *fetch, long *dest, long cond, long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_atomic_compare_swap_req(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe, shmemx_req_t *req);
+void shmemx_longlong_atomic_compare_swap_req(long long *fetch, long long *dest, long long cond, long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_atomic_compare_swap_req(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe, shmemx_req_t *req);
+void shmemx_uint_atomic_compare_swap_req(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_compare_swap_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_compare_swap_req(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_compare_swap_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_compare_swap_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_compare_swap_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_compare_swap_req(int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_compare_swap_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t cond, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_compare_swap_req(int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_compare_swap_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t cond, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_compare_swap_req(uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_compare_swap_req(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t cond, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_compare_swap_req(uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_compare_swap_req(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t cond, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_size_atomic_compare_swap_req(size_t *fetch, size_t *dest, size_t cond, size_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_atomic_compare_swap_req(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t cond, size_t value, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_atomic_compare_swap_req(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_atomic_compare_swap_req(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t cond, ptrdiff_t value, int pe, shmemx_req_t *req);
+
+/* atomic_swap_req */
+void shmemx_float_atomic_swap_req(float *fetch, float *dest, float value, int pe, shmemx_req_t *req);
+void shmemx_ctx_float_atomic_swap_req(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe, shmemx_req_t *req);
+void shmemx_double_atomic_swap_req(double *fetch, double *dest, double value, int pe, shmemx_req_t *req);
+void shmemx_ctx_double_atomic_swap_req(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe, shmemx_req_t *req);
+void shmemx_int_atomic_swap_req(int *fetch, int *dest, int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_atomic_swap_req(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe, shmemx_req_t *req);
+void shmemx_long_atomic_swap_req(long *fetch, long *dest, long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_atomic_swap_req(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe, shmemx_req_t *req);
+void shmemx_longlong_atomic_swap_req(long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_atomic_swap_req(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req);
+void shmemx_uint_atomic_swap_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_swap_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_swap_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_swap_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_swap_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_swap_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_swap_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_swap_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_swap_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_swap_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_swap_req(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_swap_req(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_swap_req(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_swap_req(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_size_atomic_swap_req(size_t *fetch, size_t *dest, size_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_atomic_swap_req(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_atomic_swap_req(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_atomic_swap_req(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe, shmemx_req_t *req);
+
+/* atomic_fetch_inc_req */
+void shmemx_int_atomic_fetch_inc_req(int *fetch, int *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_atomic_fetch_inc_req(shmem_ctx_t ctx, int *fetch, int *dest, int pe, shmemx_req_t *req);
+void shmemx_long_atomic_fetch_inc_req(long *fetch, long *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_atomic_fetch_inc_req(shmem_ctx_t ctx, long *fetch, long *dest, int pe, shmemx_req_t *req);
+void shmemx_longlong_atomic_fetch_inc_req(long long *fetch, long long *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_atomic_fetch_inc_req(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe, shmemx_req_t *req);
+void shmemx_uint_atomic_fetch_inc_req(unsigned int *fetch, unsigned int *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_fetch_inc_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_fetch_inc_req(unsigned long *fetch, unsigned long *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_fetch_inc_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_fetch_inc_req(unsigned long long *fetch, unsigned long long *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_fetch_inc_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_fetch_inc_req(int32_t *fetch, int32_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_fetch_inc_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_fetch_inc_req(int64_t *fetch, int64_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_fetch_inc_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_fetch_inc_req(uint32_t *fetch, uint32_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_fetch_inc_req(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_fetch_inc_req(uint64_t *fetch, uint64_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_fetch_inc_req(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, int pe, shmemx_req_t *req);
+void shmemx_size_atomic_fetch_inc_req(size_t *fetch, size_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_atomic_fetch_inc_req(shmem_ctx_t ctx, size_t *fetch, size_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_atomic_fetch_inc_req(ptrdiff_t *fetch, ptrdiff_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_atomic_fetch_inc_req(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, int pe, shmemx_req_t *req);
+
+/* atomic_fetch_add_req */
+void shmemx_int_atomic_fetch_add_req(int *fetch, int *dest, int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_atomic_fetch_add_req(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe, shmemx_req_t *req);
+void shmemx_long_atomic_fetch_add_req(long *fetch, long *dest, long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_atomic_fetch_add_req(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe, shmemx_req_t *req);
+void shmemx_longlong_atomic_fetch_add_req(long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_atomic_fetch_add_req(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req);
+void shmemx_uint_atomic_fetch_add_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_fetch_add_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_fetch_add_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_fetch_add_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_fetch_add_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_fetch_add_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_fetch_add_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_fetch_add_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_fetch_add_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_fetch_add_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_fetch_add_req(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_fetch_add_req(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_fetch_add_req(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_fetch_add_req(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_size_atomic_fetch_add_req(size_t *fetch, size_t *dest, size_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_atomic_fetch_add_req(shmem_ctx_t ctx, size_t *fetch, size_t *dest, size_t value, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_atomic_fetch_add_req(ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_atomic_fetch_add_req(shmem_ctx_t ctx, ptrdiff_t *fetch, ptrdiff_t *dest, ptrdiff_t value, int pe, shmemx_req_t *req);
+
+/* atomic_fetch_and_req */
+void shmemx_uint_atomic_fetch_and_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_fetch_and_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_fetch_and_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_fetch_and_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_fetch_and_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_fetch_and_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_fetch_and_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_fetch_and_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_fetch_and_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_fetch_and_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_fetch_and_req(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_fetch_and_req(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_fetch_and_req(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_fetch_and_req(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+
+/* atomic_fetch_or_req */
+void shmemx_uint_atomic_fetch_or_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_fetch_or_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_fetch_or_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_fetch_or_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_fetch_or_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_fetch_or_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_fetch_or_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_fetch_or_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_fetch_or_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_fetch_or_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_fetch_or_req(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_fetch_or_req(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_fetch_or_req(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_fetch_or_req(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+
+/* atomic_fetch_xor_req */
+void shmemx_uint_atomic_fetch_xor_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_fetch_xor_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_fetch_xor_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_fetch_xor_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_fetch_xor_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_fetch_xor_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_fetch_xor_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_fetch_xor_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_fetch_xor_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_fetch_xor_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_fetch_xor_req(uint32_t *fetch, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_fetch_xor_req(shmem_ctx_t ctx, uint32_t *fetch, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_fetch_xor_req(uint64_t *fetch, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_fetch_xor_req(shmem_ctx_t ctx, uint64_t *fetch, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+
+/* atomic_set_req */
+void shmemx_float_atomic_set_req(float *dest, float value, int pe, shmemx_req_t *req);
+void shmemx_ctx_float_atomic_set_req(shmem_ctx_t ctx, float *dest, float value, int pe, shmemx_req_t *req);
+void shmemx_double_atomic_set_req(double *dest, double value, int pe, shmemx_req_t *req);
+void shmemx_ctx_double_atomic_set_req(shmem_ctx_t ctx, double *dest, double value, int pe, shmemx_req_t *req);
+void shmemx_int_atomic_set_req(int *dest, int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_atomic_set_req(shmem_ctx_t ctx, int *dest, int value, int pe, shmemx_req_t *req);
+void shmemx_long_atomic_set_req(long *dest, long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_atomic_set_req(shmem_ctx_t ctx, long *dest, long value, int pe, shmemx_req_t *req);
+void shmemx_longlong_atomic_set_req(long long *dest, long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_atomic_set_req(shmem_ctx_t ctx, long long *dest, long long value, int pe, shmemx_req_t *req);
+void shmemx_uint_atomic_set_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_set_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_set_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_set_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_set_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_set_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_set_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_set_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_set_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_set_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_set_req(uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_set_req(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_set_req(uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_set_req(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_size_atomic_set_req(size_t *dest, size_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_atomic_set_req(shmem_ctx_t ctx, size_t *dest, size_t value, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_atomic_set_req(ptrdiff_t *dest, ptrdiff_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_atomic_set_req(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe, shmemx_req_t *req);
+
+/* atomic_inc_req */
+void shmemx_int_atomic_inc_req(int *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_atomic_inc_req(shmem_ctx_t ctx, int *dest, int pe, shmemx_req_t *req);
+void shmemx_long_atomic_inc_req(long *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_atomic_inc_req(shmem_ctx_t ctx, long *dest, int pe, shmemx_req_t *req);
+void shmemx_longlong_atomic_inc_req(long long *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_atomic_inc_req(shmem_ctx_t ctx, long long *dest, int pe, shmemx_req_t *req);
+void shmemx_uint_atomic_inc_req(unsigned int *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_inc_req(shmem_ctx_t ctx, unsigned int *dest, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_inc_req(unsigned long *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_inc_req(shmem_ctx_t ctx, unsigned long *dest, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_inc_req(unsigned long long *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_inc_req(shmem_ctx_t ctx, unsigned long long *dest, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_inc_req(int32_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_inc_req(shmem_ctx_t ctx, int32_t *dest, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_inc_req(int64_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_inc_req(shmem_ctx_t ctx, int64_t *dest, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_inc_req(uint32_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_inc_req(shmem_ctx_t ctx, uint32_t *dest, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_inc_req(uint64_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_inc_req(shmem_ctx_t ctx, uint64_t *dest, int pe, shmemx_req_t *req);
+void shmemx_size_atomic_inc_req(size_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_atomic_inc_req(shmem_ctx_t ctx, size_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_atomic_inc_req(ptrdiff_t *dest, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_atomic_inc_req(shmem_ctx_t ctx, ptrdiff_t *dest, int pe, shmemx_req_t *req);
+
+/* atomic_add_req */
+void shmemx_int_atomic_add_req(int *dest, int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int_atomic_add_req(shmem_ctx_t ctx, int *dest, int value, int pe, shmemx_req_t *req);
+void shmemx_long_atomic_add_req(long *dest, long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_long_atomic_add_req(shmem_ctx_t ctx, long *dest, long value, int pe, shmemx_req_t *req);
+void shmemx_longlong_atomic_add_req(long long *dest, long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_longlong_atomic_add_req(shmem_ctx_t ctx, long long *dest, long long value, int pe, shmemx_req_t *req);
+void shmemx_uint_atomic_add_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_add_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_add_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_add_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_add_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_add_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_add_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_add_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_add_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_add_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_add_req(uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_add_req(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_add_req(uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_add_req(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_size_atomic_add_req(size_t *dest, size_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_size_atomic_add_req(shmem_ctx_t ctx, size_t *dest, size_t value, int pe, shmemx_req_t *req);
+void shmemx_ptrdiff_atomic_add_req(ptrdiff_t *dest, ptrdiff_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ptrdiff_atomic_add_req(shmem_ctx_t ctx, ptrdiff_t *dest, ptrdiff_t value, int pe, shmemx_req_t *req);
+
+/* atomic_and_req */
+void shmemx_uint_atomic_and_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_and_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_and_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_and_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_and_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_and_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_and_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_and_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_and_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_and_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_and_req(uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_and_req(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_and_req(uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_and_req(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+
+/* atomic_or_req */
+void shmemx_uint_atomic_or_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_or_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_or_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_or_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_or_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_or_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_or_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_or_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_or_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_or_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_or_req(uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_or_req(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_or_req(uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_or_req(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+
+/* atomic_xor_req */
+void shmemx_uint_atomic_xor_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint_atomic_xor_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req);
+void shmemx_ulong_atomic_xor_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulong_atomic_xor_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req);
+void shmemx_ulonglong_atomic_xor_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_ctx_ulonglong_atomic_xor_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req);
+void shmemx_int32_atomic_xor_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int32_atomic_xor_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req);
+void shmemx_int64_atomic_xor_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_int64_atomic_xor_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req);
+void shmemx_uint32_atomic_xor_req(uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint32_atomic_xor_req(shmem_ctx_t ctx, uint32_t *dest, uint32_t value, int pe, shmemx_req_t *req);
+void shmemx_uint64_atomic_xor_req(uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+void shmemx_ctx_uint64_atomic_xor_req(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
+
+#ifdef __cplusplus
+}
+#endif
+
+#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)
+/* ---- C11 type-generic interfaces of the extensions ---- */
+
+#define shmemx_put_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                float *: shmemx_ctx_float_put_req, \
+                double *: shmemx_ctx_double_put_req, \
+                long double *: shmemx_ctx_longdouble_put_req, \
+                char *: shmemx_ctx_char_put_req, \
+                signed char *: shmemx_ctx_schar_put_req, \
+                short *: shmemx_ctx_short_put_req, \
+                int *: shmemx_ctx_int_put_req, \
+                long *: shmemx_ctx_long_put_req, \
+                long long *: shmemx_ctx_longlong_put_req, \
+                unsigned char *: shmemx_ctx_uchar_put_req, \
+                unsigned short *: shmemx_ctx_ushort_put_req, \
+                unsigned int *: shmemx_ctx_uint_put_req, \
+                unsigned long *: shmemx_ctx_ulong_put_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_put_req, \
+                default: shmemx_c11_type_not_supported), \
+            float *: shmemx_float_put_req, \
+            double *: shmemx_double_put_req, \
+            long double *: shmemx_longdouble_put_req, \
+            char *: shmemx_char_put_req, \
+            signed char *: shmemx_schar_put_req, \
+            short *: shmemx_short_put_req, \
+            int *: shmemx_int_put_req, \
+            long *: shmemx_long_put_req, \
+            long long *: shmemx_longlong_put_req, \
+            unsigned char *: shmemx_uchar_put_req, \
+            unsigned short *: shmemx_ushort_put_req, \
+            unsigned int *: shmemx_uint_put_req, \
+            unsigned long *: shmemx_ulong_put_req, \
+            unsigned long long *: shmemx_ulonglong_put_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_get_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                float *: shmemx_ctx_float_get_req, \
+                double *: shmemx_ctx_double_get_req, \
+                long double *: shmemx_ctx_longdouble_get_req, \
+                char *: shmemx_ctx_char_get_req, \
+                signed char *: shmemx_ctx_schar_get_req, \
+                short *: shmemx_ctx_short_get_req, \
+                int *: shmemx_ctx_int_get_req, \
+                long *: shmemx_ctx_long_get_req, \
+                long long *: shmemx_ctx_longlong_get_req, \
+                unsigned char *: shmemx_ctx_uchar_get_req, \
+                unsigned short *: shmemx_ctx_ushort_get_req, \
+                unsigned int *: shmemx_ctx_uint_get_req, \
+                unsigned long *: shmemx_ctx_ulong_get_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_get_req, \
+                default: shmemx_c11_type_not_supported), \
+            float *: shmemx_float_get_req, \
+            double *: shmemx_double_get_req, \
+            long double *: shmemx_longdouble_get_req, \
+            char *: shmemx_char_get_req, \
+            signed char *: shmemx_schar_get_req, \
+            short *: shmemx_short_get_req, \
+            int *: shmemx_int_get_req, \
+            long *: shmemx_long_get_req, \
+            long long *: shmemx_longlong_get_req, \
+            unsigned char *: shmemx_uchar_get_req, \
+            unsigned short *: shmemx_ushort_get_req, \
+            unsigned int *: shmemx_uint_get_req, \
+            unsigned long *: shmemx_ulong_get_req, \
+            unsigned long long *: shmemx_ulonglong_get_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_iput_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                float *: shmemx_ctx_float_iput_req, \
+                double *: shmemx_ctx_double_iput_req, \
+                long double *: shmemx_ctx_longdouble_iput_req, \
+                char *: shmemx_ctx_char_iput_req, \
+                signed char *: shmemx_ctx_schar_iput_req, \
+                short *: shmemx_ctx_short_iput_req, \
+                int *: shmemx_ctx_int_iput_req, \
+                long *: shmemx_ctx_long_iput_req, \
+                long long *: shmemx_ctx_longlong_iput_req, \
+                unsigned char *: shmemx_ctx_uchar_iput_req, \
+                unsigned short *: shmemx_ctx_ushort_iput_req, \
+                unsigned int *: shmemx_ctx_uint_iput_req, \
+                unsigned long *: shmemx_ctx_ulong_iput_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_iput_req, \
+                default: shmemx_c11_type_not_supported), \
+            float *: shmemx_float_iput_req, \
+            double *: shmemx_double_iput_req, \
+            long double *: shmemx_longdouble_iput_req, \
+            char *: shmemx_char_iput_req, \
+            signed char *: shmemx_schar_iput_req, \
+            short *: shmemx_short_iput_req, \
+            int *: shmemx_int_iput_req, \
+            long *: shmemx_long_iput_req, \
+            long long *: shmemx_longlong_iput_req, \
+            unsigned char *: shmemx_uchar_iput_req, \
+            unsigned short *: shmemx_ushort_iput_req, \
+            unsigned int *: shmemx_uint_iput_req, \
+            unsigned long *: shmemx_ulong_iput_req, \
+            unsigned long long *: shmemx_ulonglong_iput_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_iget_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                float *: shmemx_ctx_float_iget_req, \
+                double *: shmemx_ctx_double_iget_req, \
+                long double *: shmemx_ctx_longdouble_iget_req, \
+                char *: shmemx_ctx_char_iget_req, \
+                signed char *: shmemx_ctx_schar_iget_req, \
+                short *: shmemx_ctx_short_iget_req, \
+                int *: shmemx_ctx_int_iget_req, \
+                long *: shmemx_ctx_long_iget_req, \
+                long long *: shmemx_ctx_longlong_iget_req, \
+                unsigned char *: shmemx_ctx_uchar_iget_req, \
+                unsigned short *: shmemx_ctx_ushort_iget_req, \
+                unsigned int *: shmemx_ctx_uint_iget_req, \
+                unsigned long *: shmemx_ctx_ulong_iget_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_iget_req, \
+                default: shmemx_c11_type_not_supported), \
+            float *: shmemx_float_iget_req, \
+            double *: shmemx_double_iget_req, \
+            long double *: shmemx_longdouble_iget_req, \
+            char *: shmemx_char_iget_req, \
+            signed char *: shmemx_schar_iget_req, \
+            short *: shmemx_short_iget_req, \
+            int *: shmemx_int_iget_req, \
+            long *: shmemx_long_iget_req, \
+            long long *: shmemx_longlong_iget_req, \
+            unsigned char *: shmemx_uchar_iget_req, \
+            unsigned short *: shmemx_ushort_iget_req, \
+            unsigned int *: shmemx_uint_iget_req, \
+            unsigned long *: shmemx_ulong_iget_req, \
+            unsigned long long *: shmemx_ulonglong_iget_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_put_signal_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                float *: shmemx_ctx_float_put_signal_req, \
+                double *: shmemx_ctx_double_put_signal_req, \
+                long double *: shmemx_ctx_longdouble_put_signal_req, \
+                char *: shmemx_ctx_char_put_signal_req, \
+                signed char *: shmemx_ctx_schar_put_signal_req, \
+                short *: shmemx_ctx_short_put_signal_req, \
+                int *: shmemx_ctx_int_put_signal_req, \
+                long *: shmemx_ctx_long_put_signal_req, \
+                long long *: shmemx_ctx_longlong_put_signal_req, \
+                unsigned char *: shmemx_ctx_uchar_put_signal_req, \
+                unsigned short *: shmemx_ctx_ushort_put_signal_req, \
+                unsigned int *: shmemx_ctx_uint_put_signal_req, \
+                unsigned long *: shmemx_ctx_ulong_put_signal_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_put_signal_req, \
+                default: shmemx_c11_type_not_supported), \
+            float *: shmemx_float_put_signal_req, \
+            double *: shmemx_double_put_signal_req, \
+            long double *: shmemx_longdouble_put_signal_req, \
+            char *: shmemx_char_put_signal_req, \
+            signed char *: shmemx_schar_put_signal_req, \
+            short *: shmemx_short_put_signal_req, \
+            int *: shmemx_int_put_signal_req, \
+            long *: shmemx_long_put_signal_req, \
+            long long *: shmemx_longlong_put_signal_req, \
+            unsigned char *: shmemx_uchar_put_signal_req, \
+            unsigned short *: shmemx_ushort_put_signal_req, \
+            unsigned int *: shmemx_uint_put_signal_req, \
+            unsigned long *: shmemx_ulong_put_signal_req, \
+            unsigned long long *: shmemx_ulonglong_put_signal_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_fetch_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                float *: shmemx_ctx_float_atomic_fetch_req, \
+                double *: shmemx_ctx_double_atomic_fetch_req, \
+                int *: shmemx_ctx_int_atomic_fetch_req, \
+                long *: shmemx_ctx_long_atomic_fetch_req, \
+                long long *: shmemx_ctx_longlong_atomic_fetch_req, \
+                unsigned int *: shmemx_ctx_uint_atomic_fetch_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_fetch_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_fetch_req, \
+                default: shmemx_c11_type_not_supported), \
+            float *: shmemx_float_atomic_fetch_req, \
+            double *: shmemx_double_atomic_fetch_req, \
+            int *: shmemx_int_atomic_fetch_req, \
+            long *: shmemx_long_atomic_fetch_req, \
+            long long *: shmemx_longlong_atomic_fetch_req, \
+            unsigned int *: shmemx_uint_atomic_fetch_req, \
+            unsigned long *: shmemx_ulong_atomic_fetch_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_fetch_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_compare_swap_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                int *: shmemx_ctx_int_atomic_compare_swap_req, \
+                long *: shmemx_ctx_long_atomic_compare_swap_req, \
+                long long *: shmemx_ctx_longlong_atomic_compare_swap_req, \
+                unsigned int *: shmemx_ctx_uint_atomic_compare_swap_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_compare_swap_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_compare_swap_req, \
+                default: shmemx_c11_type_not_supported), \
+            int *: shmemx_int_atomic_compare_swap_req, \
+            long *: shmemx_long_atomic_compare_swap_req, \
+            long long *: shmemx_longlong_atomic_compare_swap_req, \
+            unsigned int *: shmemx_uint_atomic_compare_swap_req, \
+            unsigned long *: shmemx_ulong_atomic_compare_swap_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_compare_swap_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_swap_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                float *: shmemx_ctx_float_atomic_swap_req, \
+                double *: shmemx_ctx_double_atomic_swap_req, \
+                int *: shmemx_ctx_int_atomic_swap_req, \
+                long *: shmemx_ctx_long_atomic_swap_req, \
+                long long *: shmemx_ctx_longlong_atomic_swap_req, \
+                unsigned int *: shmemx_ctx_uint_atomic_swap_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_swap_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_swap_req, \
+                default: shmemx_c11_type_not_supported), \
+            float *: shmemx_float_atomic_swap_req, \
+            double *: shmemx_double_atomic_swap_req, \
+            int *: shmemx_int_atomic_swap_req, \
+            long *: shmemx_long_atomic_swap_req, \
+            long long *: shmemx_longlong_atomic_swap_req, \
+            unsigned int *: shmemx_uint_atomic_swap_req, \
+            unsigned long *: shmemx_ulong_atomic_swap_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_swap_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_fetch_inc_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                int *: shmemx_ctx_int_atomic_fetch_inc_req, \
+                long *: shmemx_ctx_long_atomic_fetch_inc_req, \
+                long long *: shmemx_ctx_longlong_atomic_fetch_inc_req, \
+                unsigned int *: shmemx_ctx_uint_atomic_fetch_inc_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_fetch_inc_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_fetch_inc_req, \
+                default: shmemx_c11_type_not_supported), \
+            int *: shmemx_int_atomic_fetch_inc_req, \
+            long *: shmemx_long_atomic_fetch_inc_req, \
+            long long *: shmemx_longlong_atomic_fetch_inc_req, \
+            unsigned int *: shmemx_uint_atomic_fetch_inc_req, \
+            unsigned long *: shmemx_ulong_atomic_fetch_inc_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_fetch_inc_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_fetch_add_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                int *: shmemx_ctx_int_atomic_fetch_add_req, \
+                long *: shmemx_ctx_long_atomic_fetch_add_req, \
+                long long *: shmemx_ctx_longlong_atomic_fetch_add_req, \
+                unsigned int *: shmemx_ctx_uint_atomic_fetch_add_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_fetch_add_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_fetch_add_req, \
+                default: shmemx_c11_type_not_supported), \
+            int *: shmemx_int_atomic_fetch_add_req, \
+            long *: shmemx_long_atomic_fetch_add_req, \
+            long long *: shmemx_longlong_atomic_fetch_add_req, \
+            unsigned int *: shmemx_uint_atomic_fetch_add_req, \
+            unsigned long *: shmemx_ulong_atomic_fetch_add_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_fetch_add_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_fetch_and_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                unsigned int *: shmemx_ctx_uint_atomic_fetch_and_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_fetch_and_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_fetch_and_req, \
+                int32_t *: shmemx_ctx_int32_atomic_fetch_and_req, \
+                int64_t *: shmemx_ctx_int64_atomic_fetch_and_req, \
+                default: shmemx_c11_type_not_supported), \
+            unsigned int *: shmemx_uint_atomic_fetch_and_req, \
+            unsigned long *: shmemx_ulong_atomic_fetch_and_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_fetch_and_req, \
+            int32_t *: shmemx_int32_atomic_fetch_and_req, \
+            int64_t *: shmemx_int64_atomic_fetch_and_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_fetch_or_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                unsigned int *: shmemx_ctx_uint_atomic_fetch_or_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_fetch_or_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_fetch_or_req, \
+                int32_t *: shmemx_ctx_int32_atomic_fetch_or_req, \
+                int64_t *: shmemx_ctx_int64_atomic_fetch_or_req, \
+                default: shmemx_c11_type_not_supported), \
+            unsigned int *: shmemx_uint_atomic_fetch_or_req, \
+            unsigned long *: shmemx_ulong_atomic_fetch_or_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_fetch_or_req, \
+            int32_t *: shmemx_int32_atomic_fetch_or_req, \
+            int64_t *: shmemx_int64_atomic_fetch_or_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_fetch_xor_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                unsigned int *: shmemx_ctx_uint_atomic_fetch_xor_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_fetch_xor_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_fetch_xor_req, \
+                int32_t *: shmemx_ctx_int32_atomic_fetch_xor_req, \
+                int64_t *: shmemx_ctx_int64_atomic_fetch_xor_req, \
+                default: shmemx_c11_type_not_supported), \
+            unsigned int *: shmemx_uint_atomic_fetch_xor_req, \
+            unsigned long *: shmemx_ulong_atomic_fetch_xor_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_fetch_xor_req, \
+            int32_t *: shmemx_int32_atomic_fetch_xor_req, \
+            int64_t *: shmemx_int64_atomic_fetch_xor_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_set_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                float *: shmemx_ctx_float_atomic_set_req, \
+                double *: shmemx_ctx_double_atomic_set_req, \
+                int *: shmemx_ctx_int_atomic_set_req, \
+                long *: shmemx_ctx_long_atomic_set_req, \
+                long long *: shmemx_ctx_longlong_atomic_set_req, \
+                unsigned int *: shmemx_ctx_uint_atomic_set_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_set_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_set_req, \
+                default: shmemx_c11_type_not_supported), \
+            float *: shmemx_float_atomic_set_req, \
+            double *: shmemx_double_atomic_set_req, \
+            int *: shmemx_int_atomic_set_req, \
+            long *: shmemx_long_atomic_set_req, \
+            long long *: shmemx_longlong_atomic_set_req, \
+            unsigned int *: shmemx_uint_atomic_set_req, \
+            unsigned long *: shmemx_ulong_atomic_set_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_set_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_inc_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                int *: shmemx_ctx_int_atomic_inc_req, \
+                long *: shmemx_ctx_long_atomic_inc_req, \
+                long long *: shmemx_ctx_longlong_atomic_inc_req, \
+                unsigned int *: shmemx_ctx_uint_atomic_inc_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_inc_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_inc_req, \
+                default: shmemx_c11_type_not_supported), \
+            int *: shmemx_int_atomic_inc_req, \
+            long *: shmemx_long_atomic_inc_req, \
+            long long *: shmemx_longlong_atomic_inc_req, \
+            unsigned int *: shmemx_uint_atomic_inc_req, \
+            unsigned long *: shmemx_ulong_atomic_inc_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_inc_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_add_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                int *: shmemx_ctx_int_atomic_add_req, \
+                long *: shmemx_ctx_long_atomic_add_req, \
+                long long *: shmemx_ctx_longlong_atomic_add_req, \
+                unsigned int *: shmemx_ctx_uint_atomic_add_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_add_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_add_req, \
+                default: shmemx_c11_type_not_supported), \
+            int *: shmemx_int_atomic_add_req, \
+            long *: shmemx_long_atomic_add_req, \
+            long long *: shmemx_longlong_atomic_add_req, \
+            unsigned int *: shmemx_uint_atomic_add_req, \
+            unsigned long *: shmemx_ulong_atomic_add_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_add_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_and_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                unsigned int *: shmemx_ctx_uint_atomic_and_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_and_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_and_req, \
+                int32_t *: shmemx_ctx_int32_atomic_and_req, \
+                int64_t *: shmemx_ctx_int64_atomic_and_req, \
+                default: shmemx_c11_type_not_supported), \
+            unsigned int *: shmemx_uint_atomic_and_req, \
+            unsigned long *: shmemx_ulong_atomic_and_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_and_req, \
+            int32_t *: shmemx_int32_atomic_and_req, \
+            int64_t *: shmemx_int64_atomic_and_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_or_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                unsigned int *: shmemx_ctx_uint_atomic_or_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_or_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_or_req, \
+                int32_t *: shmemx_ctx_int32_atomic_or_req, \
+                int64_t *: shmemx_ctx_int64_atomic_or_req, \
+                default: shmemx_c11_type_not_supported), \
+            unsigned int *: shmemx_uint_atomic_or_req, \
+            unsigned long *: shmemx_ulong_atomic_or_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_or_req, \
+            int32_t *: shmemx_int32_atomic_or_req, \
+            int64_t *: shmemx_int64_atomic_or_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_atomic_xor_req(...) \
+    _Generic(SHIMMER_ARG0(__VA_ARGS__, 0), \
+            shmem_ctx_t: _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+                unsigned int *: shmemx_ctx_uint_atomic_xor_req, \
+                unsigned long *: shmemx_ctx_ulong_atomic_xor_req, \
+                unsigned long long *: shmemx_ctx_ulonglong_atomic_xor_req, \
+                int32_t *: shmemx_ctx_int32_atomic_xor_req, \
+                int64_t *: shmemx_ctx_int64_atomic_xor_req, \
+                default: shmemx_c11_type_not_supported), \
+            unsigned int *: shmemx_uint_atomic_xor_req, \
+            unsigned long *: shmemx_ulong_atomic_xor_req, \
+            unsigned long long *: shmemx_ulonglong_atomic_xor_req, \
+            int32_t *: shmemx_int32_atomic_xor_req, \
+            int64_t *: shmemx_int64_atomic_xor_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+#endif /* C11 */
+
+#ifdef __cplusplus
+/* ---- C++ overloads of the extensions' generic names ---- */
+static inline void shmemx_put_req(float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_float_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_float_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_double_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_double_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_longdouble_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_longdouble_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_char_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_char_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_schar_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_schar_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_short_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_short_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_int_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_int_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_long_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_long_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_longlong_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_uchar_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_uchar_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ushort_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ushort_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_uint_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_uint_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ulong_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ulonglong_put_req(dest, source, nelems, pe, req); }
+static inline void shmemx_put_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_put_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_float_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_float_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_double_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_double_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_longdouble_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_longdouble_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_char_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_char_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_schar_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_schar_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_short_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_short_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_int_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_int_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_long_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_long_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_longlong_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_uchar_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_uchar_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ushort_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ushort_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_uint_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_uint_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ulong_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ulonglong_get_req(dest, source, nelems, pe, req); }
+static inline void shmemx_get_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_get_req(ctx, dest, source, nelems, pe, req); }
+static inline void shmemx_iput_req(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_float_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_float_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_double_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_double_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_longdouble_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_longdouble_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_char_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_char_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_schar_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_schar_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_short_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_short_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_int_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_int_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_long_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_long_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_longlong_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_uchar_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_uchar_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ushort_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ushort_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_uint_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_uint_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ulong_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ulonglong_iput_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iput_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_iput_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_float_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_float_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_double_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_double_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_longdouble_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_longdouble_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_char_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_char_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_schar_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_schar_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_short_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_short_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_int_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_int_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_long_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_long_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_longlong_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_uchar_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_uchar_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ushort_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ushort_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_uint_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_uint_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ulong_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ulonglong_iget_req(dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_iget_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_iget_req(ctx, dest, source, dst, sst, nelems, pe, req); }
+static inline void shmemx_put_signal_req(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_float_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_float_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_double_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_double_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_longdouble_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_longdouble_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_char_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_char_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_schar_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_schar_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_short_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_short_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_int_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_int_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_long_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_long_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_longlong_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_uchar_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_uchar_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ushort_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_ushort_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_uint_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_uint_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ulong_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ulonglong_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_put_signal_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req); }
+static inline void shmemx_atomic_fetch_req(float *fetch, const float *source, int pe, shmemx_req_t *req) { shmemx_float_atomic_fetch_req(fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(shmem_ctx_t ctx, float *fetch, const float *source, int pe, shmemx_req_t *req) { shmemx_ctx_float_atomic_fetch_req(ctx, fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(double *fetch, const double *source, int pe, shmemx_req_t *req) { shmemx_double_atomic_fetch_req(fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(shmem_ctx_t ctx, double *fetch, const double *source, int pe, shmemx_req_t *req) { shmemx_ctx_double_atomic_fetch_req(ctx, fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(int *fetch, const int *source, int pe, shmemx_req_t *req) { shmemx_int_atomic_fetch_req(fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(shmem_ctx_t ctx, int *fetch, const int *source, int pe, shmemx_req_t *req) { shmemx_ctx_int_atomic_fetch_req(ctx, fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(long *fetch, const long *source, int pe, shmemx_req_t *req) { shmemx_long_atomic_fetch_req(fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(shmem_ctx_t ctx, long *fetch, const long *source, int pe, shmemx_req_t *req) { shmemx_ctx_long_atomic_fetch_req(ctx, fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(long long *fetch, const long long *source, int pe, shmemx_req_t *req) { shmemx_longlong_atomic_fetch_req(fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_atomic_fetch_req(ctx, fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(unsigned int *fetch, const unsigned int *source, int pe, shmemx_req_t *req) { shmemx_uint_atomic_fetch_req(fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_fetch_req(ctx, fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(unsigned long *fetch, const unsigned long *source, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_fetch_req(fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_fetch_req(ctx, fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(unsigned long long *fetch, const unsigned long long *source, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_fetch_req(fetch, source, pe, req); }
+static inline void shmemx_atomic_fetch_req(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_fetch_req(ctx, fetch, source, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(int *fetch, int *dest, int cond, int value, int pe, shmemx_req_t *req) { shmemx_int_atomic_compare_swap_req(fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe, shmemx_req_t *req) { shmemx_ctx_int_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(long *fetch, long *dest, long cond, long value, int pe, shmemx_req_t *req) { shmemx_long_atomic_compare_swap_req(fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe, shmemx_req_t *req) { shmemx_ctx_long_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(long long *fetch, long long *dest, long long cond, long long value, int pe, shmemx_req_t *req) { shmemx_longlong_atomic_compare_swap_req(fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_compare_swap_req(fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_compare_swap_req(fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_compare_swap_req(fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_compare_swap_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req); }
+static inline void shmemx_atomic_swap_req(float *fetch, float *dest, float value, int pe, shmemx_req_t *req) { shmemx_float_atomic_swap_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe, shmemx_req_t *req) { shmemx_ctx_float_atomic_swap_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(double *fetch, double *dest, double value, int pe, shmemx_req_t *req) { shmemx_double_atomic_swap_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe, shmemx_req_t *req) { shmemx_ctx_double_atomic_swap_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(int *fetch, int *dest, int value, int pe, shmemx_req_t *req) { shmemx_int_atomic_swap_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe, shmemx_req_t *req) { shmemx_ctx_int_atomic_swap_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(long *fetch, long *dest, long value, int pe, shmemx_req_t *req) { shmemx_long_atomic_swap_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe, shmemx_req_t *req) { shmemx_ctx_long_atomic_swap_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req) { shmemx_longlong_atomic_swap_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_atomic_swap_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_swap_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_swap_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_swap_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_swap_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_swap_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_swap_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_swap_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(int *fetch, int *dest, int pe, shmemx_req_t *req) { shmemx_int_atomic_fetch_inc_req(fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(shmem_ctx_t ctx, int *fetch, int *dest, int pe, shmemx_req_t *req) { shmemx_ctx_int_atomic_fetch_inc_req(ctx, fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(long *fetch, long *dest, int pe, shmemx_req_t *req) { shmemx_long_atomic_fetch_inc_req(fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(shmem_ctx_t ctx, long *fetch, long *dest, int pe, shmemx_req_t *req) { shmemx_ctx_long_atomic_fetch_inc_req(ctx, fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(long long *fetch, long long *dest, int pe, shmemx_req_t *req) { shmemx_longlong_atomic_fetch_inc_req(fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_atomic_fetch_inc_req(ctx, fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(unsigned int *fetch, unsigned int *dest, int pe, shmemx_req_t *req) { shmemx_uint_atomic_fetch_inc_req(fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_fetch_inc_req(ctx, fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(unsigned long *fetch, unsigned long *dest, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_fetch_inc_req(fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_fetch_inc_req(ctx, fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(unsigned long long *fetch, unsigned long long *dest, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_fetch_inc_req(fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_inc_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_fetch_inc_req(ctx, fetch, dest, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(int *fetch, int *dest, int value, int pe, shmemx_req_t *req) { shmemx_int_atomic_fetch_add_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe, shmemx_req_t *req) { shmemx_ctx_int_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(long *fetch, long *dest, long value, int pe, shmemx_req_t *req) { shmemx_long_atomic_fetch_add_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe, shmemx_req_t *req) { shmemx_ctx_long_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req) { shmemx_longlong_atomic_fetch_add_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_fetch_add_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_fetch_add_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_fetch_add_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_add_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_and_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_fetch_and_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_and_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_fetch_and_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_and_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_fetch_and_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_and_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_fetch_and_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_and_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_fetch_and_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_and_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_fetch_and_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_and_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_int32_atomic_fetch_and_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_and_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int32_atomic_fetch_and_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_and_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_int64_atomic_fetch_and_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_and_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int64_atomic_fetch_and_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_or_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_fetch_or_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_or_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_fetch_or_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_or_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_fetch_or_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_or_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_fetch_or_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_or_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_fetch_or_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_or_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_fetch_or_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_or_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_int32_atomic_fetch_or_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_or_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int32_atomic_fetch_or_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_or_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_int64_atomic_fetch_or_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_or_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int64_atomic_fetch_or_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_xor_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_fetch_xor_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_xor_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_fetch_xor_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_xor_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_fetch_xor_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_xor_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_fetch_xor_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_xor_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_fetch_xor_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_xor_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_fetch_xor_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_xor_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_int32_atomic_fetch_xor_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_xor_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int32_atomic_fetch_xor_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_xor_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_int64_atomic_fetch_xor_req(fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_fetch_xor_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int64_atomic_fetch_xor_req(ctx, fetch, dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(float *dest, float value, int pe, shmemx_req_t *req) { shmemx_float_atomic_set_req(dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(shmem_ctx_t ctx, float *dest, float value, int pe, shmemx_req_t *req) { shmemx_ctx_float_atomic_set_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(double *dest, double value, int pe, shmemx_req_t *req) { shmemx_double_atomic_set_req(dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(shmem_ctx_t ctx, double *dest, double value, int pe, shmemx_req_t *req) { shmemx_ctx_double_atomic_set_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(int *dest, int value, int pe, shmemx_req_t *req) { shmemx_int_atomic_set_req(dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(shmem_ctx_t ctx, int *dest, int value, int pe, shmemx_req_t *req) { shmemx_ctx_int_atomic_set_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(long *dest, long value, int pe, shmemx_req_t *req) { shmemx_long_atomic_set_req(dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(shmem_ctx_t ctx, long *dest, long value, int pe, shmemx_req_t *req) { shmemx_ctx_long_atomic_set_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(long long *dest, long long value, int pe, shmemx_req_t *req) { shmemx_longlong_atomic_set_req(dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(shmem_ctx_t ctx, long long *dest, long long value, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_atomic_set_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_set_req(dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_set_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_set_req(dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_set_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_set_req(dest, value, pe, req); }
+static inline void shmemx_atomic_set_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_set_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_inc_req(int *dest, int pe, shmemx_req_t *req) { shmemx_int_atomic_inc_req(dest, pe, req); }
+static inline void shmemx_atomic_inc_req(shmem_ctx_t ctx, int *dest, int pe, shmemx_req_t *req) { shmemx_ctx_int_atomic_inc_req(ctx, dest, pe, req); }
+static inline void shmemx_atomic_inc_req(long *dest, int pe, shmemx_req_t *req) { shmemx_long_atomic_inc_req(dest, pe, req); }
+static inline void shmemx_atomic_inc_req(shmem_ctx_t ctx, long *dest, int pe, shmemx_req_t *req) { shmemx_ctx_long_atomic_inc_req(ctx, dest, pe, req); }
+static inline void shmemx_atomic_inc_req(long long *dest, int pe, shmemx_req_t *req) { shmemx_longlong_atomic_inc_req(dest, pe, req); }
+static inline void shmemx_atomic_inc_req(shmem_ctx_t ctx, long long *dest, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_atomic_inc_req(ctx, dest, pe, req); }
+static inline void shmemx_atomic_inc_req(unsigned int *dest, int pe, shmemx_req_t *req) { shmemx_uint_atomic_inc_req(dest, pe, req); }
+static inline void shmemx_atomic_inc_req(shmem_ctx_t ctx, unsigned int *dest, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_inc_req(ctx, dest, pe, req); }
+static inline void shmemx_atomic_inc_req(unsigned long *dest, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_inc_req(dest, pe, req); }
+static inline void shmemx_atomic_inc_req(shmem_ctx_t ctx, unsigned long *dest, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_inc_req(ctx, dest, pe, req); }
+static inline void shmemx_atomic_inc_req(unsigned long long *dest, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_inc_req(dest, pe, req); }
+static inline void shmemx_atomic_inc_req(shmem_ctx_t ctx, unsigned long long *dest, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_inc_req(ctx, dest, pe, req); }
+static inline void shmemx_atomic_add_req(int *dest, int value, int pe, shmemx_req_t *req) { shmemx_int_atomic_add_req(dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(shmem_ctx_t ctx, int *dest, int value, int pe, shmemx_req_t *req) { shmemx_ctx_int_atomic_add_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(long *dest, long value, int pe, shmemx_req_t *req) { shmemx_long_atomic_add_req(dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(shmem_ctx_t ctx, long *dest, long value, int pe, shmemx_req_t *req) { shmemx_ctx_long_atomic_add_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(long long *dest, long long value, int pe, shmemx_req_t *req) { shmemx_longlong_atomic_add_req(dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(shmem_ctx_t ctx, long long *dest, long long value, int pe, shmemx_req_t *req) { shmemx_ctx_longlong_atomic_add_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_add_req(dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_add_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_add_req(dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_add_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_add_req(dest, value, pe, req); }
+static inline void shmemx_atomic_add_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_add_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_and_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_and_req(dest, value, pe, req); }
+static inline void shmemx_atomic_and_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_and_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_and_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_and_req(dest, value, pe, req); }
+static inline void shmemx_atomic_and_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_and_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_and_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_and_req(dest, value, pe, req); }
+static inline void shmemx_atomic_and_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_and_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_and_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_int32_atomic_and_req(dest, value, pe, req); }
+static inline void shmemx_atomic_and_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int32_atomic_and_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_and_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_int64_atomic_and_req(dest, value, pe, req); }
+static inline void shmemx_atomic_and_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int64_atomic_and_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_or_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_or_req(dest, value, pe, req); }
+static inline void shmemx_atomic_or_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_or_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_or_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_or_req(dest, value, pe, req); }
+static inline void shmemx_atomic_or_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_or_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_or_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_or_req(dest, value, pe, req); }
+static inline void shmemx_atomic_or_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_or_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_or_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_int32_atomic_or_req(dest, value, pe, req); }
+static inline void shmemx_atomic_or_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int32_atomic_or_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_or_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_int64_atomic_or_req(dest, value, pe, req); }
+static inline void shmemx_atomic_or_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int64_atomic_or_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_xor_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_uint_atomic_xor_req(dest, value, pe, req); }
+static inline void shmemx_atomic_xor_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req) { shmemx_ctx_uint_atomic_xor_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_xor_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ulong_atomic_xor_req(dest, value, pe, req); }
+static inline void shmemx_atomic_xor_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulong_atomic_xor_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_xor_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ulonglong_atomic_xor_req(dest, value, pe, req); }
+static inline void shmemx_atomic_xor_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req) { shmemx_ctx_ulonglong_atomic_xor_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_xor_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_int32_atomic_xor_req(dest, value, pe, req); }
+static inline void shmemx_atomic_xor_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int32_atomic_xor_req(ctx, dest, value, pe, req); }
+static inline void shmemx_atomic_xor_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_int64_atomic_xor_req(dest, value, pe, req); }
+static inline void shmemx_atomic_xor_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int64_atomic_xor_req(ctx, dest, value, pe, req); }
+#endif /* __cplusplus */
+
 #endif /* SHMEMX_H */

@@ -119,6 +119,18 @@ def read_families(path):
     return families
 
 
+def ctx_name(name):
+    """The context twin of a routine name: shmem_x -> shmem_ctx_x,
+    shmemx_x -> shmemx_ctx_x."""
+    if name.startswith("shmemx_"):
+        return "shmemx_ctx_" + name[len("shmemx_"):]
+    return name.replace("shmem_", "shmem_ctx_", 1)
+
+
+def header_of(fam):
+    return fam.keys.get("header", "shmem")
+
+
 def split_params(params):
     return [p.strip() for p in params.split(",")] if params != "void" else []
 
@@ -162,7 +174,7 @@ def expand(families, types):
                 items = [(pattern, "void", "1", None, None)]
             for name, ctype, size, tp, nbits in items:
                 for with_ctx in variants:
-                    full = name.replace("shmem_", "shmem_ctx_", 1) if with_ctx else name
+                    full = ctx_name(name) if with_ctx else name
                     params = k["params"].replace("{TYPE}", ctype)
                     if with_ctx:
                         params = "shmem_ctx_t ctx, " + params
@@ -224,7 +236,7 @@ def generic_macro(fam):
     def assoc(t, ctx):
         fn = typed.replace("{T}", t.name)
         if ctx:
-            fn = fn.replace("shmem_", "shmem_ctx_", 1)
+            fn = ctx_name(fn)
         ptr = "%s *" % t.ctype
         rows = ["%s: %s" % (ptr, fn)]
         if const:
@@ -264,7 +276,7 @@ def cxx_overloads(fam, all_c_names):
         for ctx in ([False, True] if has_ctx else [False]):
             fn = typed.replace("{T}", t.name)
             if ctx:
-                fn = fn.replace("shmem_", "shmem_ctx_", 1)
+                fn = ctx_name(fn)
             r = by_name[fn]
             sig = "%s %s(%s)" % (r.ret, gname, r.params)
             # a deprecated C function of the same name and signature already exists
@@ -299,7 +311,7 @@ def write_shmem_h(families):
             "#define SHIMMER_IF_COMPLEX(_assoc, ...)",
             "#endif"]
     for fam in families:
-        if fam.generic:
+        if fam.generic and header_of(fam) == "shmem":
             out.append("")
             out += generic_macro(fam)
     dispatch = dispatched(families)
@@ -310,7 +322,7 @@ def write_shmem_h(families):
     out += ["#endif /* C11 */", ""]
     out += ["#ifdef __cplusplus", "/* ---- C++ overloads of the generic names ---- */"]
     for fam in families:
-        if fam.generic:
+        if fam.generic and header_of(fam) == "shmem":
             out += cxx_overloads(fam, c_sigs)
     for name, target, _first in dispatch:
         out.append(forwarder(name, target))
@@ -367,7 +379,24 @@ def write_shmemx_h(families):
             names = [n for n in names if any(o in n for o in only)]
         for name in names:
             out.append("#define shmemx_%s %s" % (name[len("shmem_"):], name))
-    out += ["", "#endif /* SHMEMX_H */"]
+    # the extensions of routines.txt (`header shmemx`)
+    c_sigs = {(r.name, r.params.replace(" ", "")) for f in families for r in f.routines}
+    out += ["", "/* ---- extensions ---- */",
+            "#ifdef __cplusplus", 'extern "C" {', "#endif"]
+    out += header_prototypes(families, "", "shmemx")
+    out += ["", "#ifdef __cplusplus", "}", "#endif", "",
+            "#if defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L && !defined(__cplusplus)",
+            "/* ---- C11 type-generic interfaces of the extensions ---- */"]
+    for fam in families:
+        if fam.generic and header_of(fam) == "shmemx":
+            out.append("")
+            out += generic_macro(fam)
+    out += ["#endif /* C11 */", "", "#ifdef __cplusplus",
+            "/* ---- C++ overloads of the extensions' generic names ---- */"]
+    for fam in families:
+        if fam.generic and header_of(fam) == "shmemx":
+            out += cxx_overloads(fam, c_sigs)
+    out += ["#endif /* __cplusplus */", "", "#endif /* SHMEMX_H */"]
     return out
 
 
@@ -378,6 +407,7 @@ def write_pshmem_h(families):
            "#include <shmem_defs.h>", "",
            "#ifdef __cplusplus", 'extern "C" {', "#endif"]
     out += header_prototypes(families, "p", "shmem")
+    out += header_prototypes(families, "p", "shmemx")
     out += ["", "#ifdef __cplusplus", "}", "#endif", "", "#endif /* PSHMEM_H */"]
     return out
 

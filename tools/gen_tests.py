@@ -60,11 +60,19 @@ def outputs(types, families):
     p2p = ["WAIT_TYPED(%s, %s, %s);" % (t.ctype, t.name, store_of(t)) for t in wait_types]
     p2p += ["WAIT_DEP(%s, %s, %s);" % (t.ctype, t.name, store_of(t)) for t in members("wait_dep")]
 
+    req = ["REQ_RMA_TYPED(%s, %s);" % (t.ctype, t.name) for t in members("rma")]
+    req += ["REQ_RMA_SIZED(%d, %s);" % (n, c) for n, c in sorted(SIZED.items())]
+    req += ["REQ_RMA_MEM();"]
+    req += ["REQ_AMO_STD(%s, %s);" % (t.ctype, t.name) for t in members("amo")]
+    req += ["REQ_AMO_EXT(%s, %s);" % (t.ctype, t.name) for t in members("amoext")]
+    req += ["REQ_AMO_BIT(%s, %s);" % (t.ctype, t.name) for t in members("amobit")]
+
     gen = "tests/func/gen/"
     return {
         gen + "test_gen_rma.c": program("generated RMA over every type", rma),
         gen + "test_gen_amo.c": program("generated AMO over every type", amo),
         gen + "test_gen_signal.c": program("generated put-with-signal over every type", sig),
+        gen + "test_gen_req.c": program("generated request handles over every type", req),
         gen + "test_gen_p2p.c": program("generated wait/test over every type", p2p,
                                         store_helpers(types)),
         gen + "test_gen_generic.c": generic_test(types, families),
@@ -85,11 +93,12 @@ GENERIC_ARGS = {
     "cmp_value": "({TYPE})0", "cmp": "SHMEM_CMP_EQ", "status": "NULL", "indices": "idx",
     "sig_addr": "&sig", "signal": "1", "sig_op": "SHMEM_SIGNAL_SET",
     "team": "SHMEM_TEAM_WORLD", "PE_root": "0", "ctx": "SHMEM_CTX_DEFAULT",
+    "req": "&req",
 }
 
 
 def generic_test(types, families):
-    from gen_api import split_params, param_name
+    from gen_api import split_params, param_name, ctx_name
     used_types, interposed, calls = [], [], []
     for fam in families:
         if not fam.generic:
@@ -101,7 +110,7 @@ def generic_test(types, families):
                 used_types.append(t)
             for ctx in ([False, True] if has_ctx else [False]):
                 fn = typed.replace("{T}", t.name)
-                fn = fn.replace("shmem_", "shmem_ctx_", 1) if ctx else fn
+                fn = ctx_name(fn) if ctx else fn
                 r = by_name[fn]
                 interposed.append(r)
                 args = [GENERIC_ARGS[param_name(p)].replace("{T}", t.name).replace("{TYPE}", t.ctype)
@@ -126,8 +135,9 @@ def generic_test(types, families):
            " * typed routine of its type.  The typed routines are interposed here",
            " * through the profiling interface to record which one ran. */",
            "#include <stdio.h>", "#include <stdlib.h>", "#include <string.h>",
-           "#include <shmem.h>", "#include <pshmem.h>", "",
+           "#include <shmem.h>", "#include <shmemx.h>", "#include <pshmem.h>", "",
            "static const char *hit, *want;", "static int me;",
+           "static shmemx_req_t req; /* calls reach this PE: it stays NULL */",
            "static size_t idx[64];", "static uint64_t sig;", ""]
     for t in used_types:
         # f_ is only used by the fetching nbi AMOs of some types

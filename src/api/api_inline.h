@@ -16,6 +16,7 @@
 #include "core/amo_inline.h"
 #include "core/check.h"
 #include "core/p2p_inline.h"
+#include "core/req_inline.h"
 #include "core/rma_inline.h"
 #include "util/log.h"
 
@@ -161,6 +162,73 @@ static SHR_ALWAYS_INLINE void shr_api_amo_nbi(const char *fn, shr_ctx_t *ctx, sh
                    shr_check_local(fn, "fetch", fetch, size)));
     SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
     shr_amo_nbi(ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(ctx, pe));
+}
+
+/* ---- request handles (shmemx.h): the same checks, then core/req_inline.h ---- */
+static SHR_ALWAYS_INLINE void shr_api_put_req(const char *fn, shr_ctx_t *ctx, void *dest,
+                                              const void *src, size_t len, int pe,
+                                              shmemx_req_t *req)
+{
+    SHR_API_CHECK((shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe),
+                   shr_check_local(fn, "req", req, 1)));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
+    shr_req_put(fn, ctx, dest, src, len, shr_api_world_pe(ctx, pe), req);
+}
+
+static SHR_ALWAYS_INLINE void shr_api_get_req(const char *fn, shr_ctx_t *ctx, void *dest,
+                                              const void *src, size_t len, int pe,
+                                              shmemx_req_t *req)
+{
+    SHR_API_CHECK((shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe),
+                   shr_check_local(fn, "req", req, 1)));
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", len, src, pe);
+    shr_req_get(fn, ctx, dest, src, len, shr_api_world_pe(ctx, pe), req);
+}
+
+static SHR_ALWAYS_INLINE void shr_api_iput_req(const char *fn, shr_ctx_t *ctx, void *dest,
+                                               const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                               size_t nelems, size_t elem, int pe,
+                                               shmemx_req_t *req)
+{
+    SHR_API_CHECK((shr_check_strided(fn, ctx, "dest", dest, dst, "source", src, sst, 1, nelems,
+                                     elem, pe),
+                   shr_check_local(fn, "req", req, 1)));
+    shr_req_iput(fn, ctx, dest, src, dst, sst, 1, nelems, elem, shr_api_world_pe(ctx, pe), req);
+}
+
+static SHR_ALWAYS_INLINE void shr_api_iget_req(const char *fn, shr_ctx_t *ctx, void *dest,
+                                               const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                               size_t nelems, size_t elem, int pe,
+                                               shmemx_req_t *req)
+{
+    SHR_API_CHECK((shr_check_strided(fn, ctx, "source", src, sst, "dest", dest, dst, 1, nelems,
+                                     elem, pe),
+                   shr_check_local(fn, "req", req, 1)));
+    shr_req_iget(fn, ctx, dest, src, dst, sst, 1, nelems, elem, shr_api_world_pe(ctx, pe), req);
+}
+
+/* fetch is NULL for the non-fetching operations */
+static SHR_ALWAYS_INLINE void shr_api_amo_req(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op,
+                                              void *fetch, void *dest, uint64_t value,
+                                              uint64_t cond, size_t size, int pe,
+                                              shmemx_req_t *req)
+{
+    SHR_API_CHECK((shr_check_amo(fn, ctx, dest, size, pe), shr_check_local(fn, "req", req, 1),
+                   fetch != NULL ? shr_check_local(fn, "fetch", fetch, size) : (void)0));
+    SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
+    shr_req_amo(fn, ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(ctx, pe), req);
+}
+
+static SHR_ALWAYS_INLINE void shr_api_put_signal_req(const char *fn, shr_ctx_t *ctx, void *dest,
+                                                     const void *src, size_t len,
+                                                     uint64_t *sig_addr, uint64_t signal,
+                                                     int sig_op, int pe, shmemx_req_t *req)
+{
+    SHR_API_CHECK((shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe),
+                   shr_check_signal(fn, ctx, sig_addr, sig_op, pe),
+                   shr_check_local(fn, "req", req, 1)));
+    shr_req_put_signal(fn, ctx, dest, src, len, sig_addr, signal, sig_op,
+                       shr_api_world_pe(ctx, pe), req);
 }
 
 /* ---- signals ---- */

@@ -57,6 +57,7 @@ static bool registry_remove(shr_ctx_t *ctx)
     was_live = ctx->magic == SHR_CTX_MAGIC;
     if (was_live) {
         ctx->magic = 0;
+        __atomic_fetch_add(&ctx->epoch, 1, __ATOMIC_RELEASE); /* its request handles go stale */
         if (ctx->prev != NULL) {
             ctx->prev->next = ctx->next;
         } else {

@@ -70,6 +70,8 @@ struct shmem_ctx_impl {
     void *transport;         /* per-context transport state (UCX worker) */
     shr_cmpl_t cmpl;         /* its non-blocking remote operations in flight */
     bool predefined;
+    uint32_t epoch;          /* bumped at each destroy: request handles (core/req.c)
+                                notice a context that was destroyed or recycled */
 
     /* ---- ctx.c's own ---- */
     uint32_t magic;          /* SHR_CTX_MAGIC while live, 0 once destroyed */

@@ -13,6 +13,8 @@
 
 #include "harness.h"
 
+#include <shmemx.h>
+
 #define NELEMS 37 /* odd: catches tail handling */
 
 static int me, npes, right, left;
@@ -528,6 +530,193 @@ static const int cmp_pre[] = {59, 50, 65, 55, 10, 10};
         shmem_##_name##_wait(&ivar, (_type)50); \
         CHECK(ivar == 51, #_name " wait"); \
         shmem_barrier_all(); \
+    } while (0)
+
+/* ------------------------------------------------------------------ request handles
+ * Every `_req` routine (shmemx.h): the same rounds as above, each operation
+ * joined to a handle that a wait or a test loop completes.  Run with
+ * SHIMMER_REMOTE_PES the handle carries transport operations; on this node
+ * it stays NULL. */
+#define REQ_WAIT(_call) ((_call), shmemx_req_wait(&r))
+#define REQ_TEST(_call) do { \
+        (_call); \
+        while (!shmemx_req_test(&r)) { \
+        } \
+        CHECK(r == SHMEMX_REQ_NULL, "a handle tested to 1 is NULL"); \
+    } while (0)
+
+#define REQ_RMA_TYPED(_type, _name) do { \
+        static _type g_src[NELEMS], g_dst[NELEMS]; \
+        _type *s = g_src, *d = g_dst; \
+        shmemx_req_t r = SHMEMX_REQ_NULL; \
+        RMA_ROUND(_type, d, s, REQ_WAIT(shmemx_##_name##_put_req(d, s, NELEMS, right, &r)), \
+                  REQ_WAIT(shmemx_##_name##_get_req(d, s, NELEMS, right, &r)), #_name " put/get_req"); \
+        RMA_ROUND(_type, d, s, \
+                  REQ_TEST(shmemx_ctx_##_name##_put_req(SHMEM_CTX_DEFAULT, d, s, NELEMS, right, &r)), \
+                  REQ_TEST(shmemx_ctx_##_name##_get_req(SHMEM_CTX_DEFAULT, d, s, NELEMS, right, &r)), \
+                  #_name " ctx put/get_req"); \
+        RMA_ROUND(_type, d, s, REQ_WAIT(shmemx_##_name##_iput_req(d, s, 1, 1, NELEMS, right, &r)), \
+                  REQ_WAIT(shmemx_##_name##_iget_req(d, s, 1, 1, NELEMS, right, &r)), \
+                  #_name " iput/iget_req"); \
+        RMA_ROUND(_type, d, s, \
+                  REQ_WAIT(shmemx_ctx_##_name##_iput_req(SHMEM_CTX_DEFAULT, d, s, 1, 1, NELEMS, right, &r)), \
+                  REQ_WAIT(shmemx_ctx_##_name##_iget_req(SHMEM_CTX_DEFAULT, d, s, 1, 1, NELEMS, right, &r)), \
+                  #_name " ctx iput/iget_req"); \
+        SIGNAL_ROUND(_type, REQ_WAIT(shmemx_##_name##_put_signal_req(d, s, NELEMS, &sig, 1, \
+                                                                      SHMEM_SIGNAL_SET, right, &r)), \
+                     #_name " put_signal_req"); \
+        SIGNAL_ROUND(_type, REQ_WAIT(shmemx_ctx_##_name##_put_signal_req(SHMEM_CTX_DEFAULT, d, s, NELEMS, \
+                                                                          &sig, 1, SHMEM_SIGNAL_ADD, \
+                                                                          right, &r)), \
+                     #_name " ctx put_signal_req"); \
+    } while (0)
+
+#define REQ_RMA_SIZED(_bits, _type) do { \
+        static _type g_src[NELEMS], g_dst[NELEMS]; \
+        _type *s = g_src, *d = g_dst; \
+        shmemx_req_t r = SHMEMX_REQ_NULL; \
+        RMA_ROUND(_type, d, s, REQ_WAIT(shmemx_put##_bits##_req(d, s, NELEMS, right, &r)), \
+                  REQ_WAIT(shmemx_get##_bits##_req(d, s, NELEMS, right, &r)), "put/get" #_bits "_req"); \
+        RMA_ROUND(_type, d, s, \
+                  REQ_TEST(shmemx_ctx_put##_bits##_req(SHMEM_CTX_DEFAULT, d, s, NELEMS, right, &r)), \
+                  REQ_TEST(shmemx_ctx_get##_bits##_req(SHMEM_CTX_DEFAULT, d, s, NELEMS, right, &r)), \
+                  "ctx put/get" #_bits "_req"); \
+        RMA_ROUND(_type, d, s, REQ_WAIT(shmemx_iput##_bits##_req(d, s, 1, 1, NELEMS, right, &r)), \
+                  REQ_WAIT(shmemx_iget##_bits##_req(d, s, 1, 1, NELEMS, right, &r)), \
+                  "iput/iget" #_bits "_req"); \
+        RMA_ROUND(_type, d, s, \
+                  REQ_WAIT(shmemx_ctx_iput##_bits##_req(SHMEM_CTX_DEFAULT, d, s, 1, 1, NELEMS, right, &r)), \
+                  REQ_WAIT(shmemx_ctx_iget##_bits##_req(SHMEM_CTX_DEFAULT, d, s, 1, 1, NELEMS, right, &r)), \
+                  "ctx iput/iget" #_bits "_req"); \
+        SIGNAL_ROUND(_type, REQ_WAIT(shmemx_put##_bits##_signal_req(d, s, NELEMS, &sig, 1, \
+                                                                     SHMEM_SIGNAL_SET, right, &r)), \
+                     "put" #_bits "_signal_req"); \
+        SIGNAL_ROUND(_type, REQ_WAIT(shmemx_ctx_put##_bits##_signal_req(SHMEM_CTX_DEFAULT, d, s, NELEMS, \
+                                                                         &sig, 1, SHMEM_SIGNAL_SET, \
+                                                                         right, &r)), \
+                     "ctx put" #_bits "_signal_req"); \
+    } while (0)
+
+#define REQ_RMA_MEM() do { \
+        static unsigned char g_src[NELEMS], g_dst[NELEMS]; \
+        unsigned char *s = g_src, *d = g_dst; \
+        shmemx_req_t r = SHMEMX_REQ_NULL; \
+        RMA_ROUND(unsigned char, d, s, REQ_WAIT(shmemx_putmem_req(d, s, NELEMS, right, &r)), \
+                  REQ_WAIT(shmemx_getmem_req(d, s, NELEMS, right, &r)), "putmem/getmem_req"); \
+        RMA_ROUND(unsigned char, d, s, \
+                  REQ_TEST(shmemx_ctx_putmem_req(SHMEM_CTX_DEFAULT, d, s, NELEMS, right, &r)), \
+                  REQ_TEST(shmemx_ctx_getmem_req(SHMEM_CTX_DEFAULT, d, s, NELEMS, right, &r)), \
+                  "ctx putmem/getmem_req"); \
+        SIGNAL_ROUND(unsigned char, REQ_WAIT(shmemx_putmem_signal_req(d, s, NELEMS, &sig, 1, \
+                                                                       SHMEM_SIGNAL_SET, right, &r)), \
+                     "putmem_signal_req"); \
+        SIGNAL_ROUND(unsigned char, REQ_WAIT(shmemx_ctx_putmem_signal_req(SHMEM_CTX_DEFAULT, d, s, \
+                                                                           NELEMS, &sig, 1, \
+                                                                           SHMEM_SIGNAL_SET, right, &r)), \
+                     "ctx putmem_signal_req"); \
+    } while (0)
+
+/* every PE's operations of a round share one handle: one wait completes them */
+#define REQ_AMO_STD(_type, _name) do { \
+        _type f1 = 0, f2 = 0; \
+        shmemx_req_t r = SHMEMX_REQ_NULL; \
+        AMO_COUNTER(_type, _name, #_name " inc/add/fetch_inc/fetch_add_req", \
+            (shmemx_##_name##_atomic_inc_req(ctr, 0, &r), \
+             shmemx_ctx_##_name##_atomic_inc_req(SHMEM_CTX_DEFAULT, ctr, 0, &r), \
+             shmemx_##_name##_atomic_add_req(ctr, 2, 0, &r), \
+             shmemx_ctx_##_name##_atomic_add_req(SHMEM_CTX_DEFAULT, ctr, 3, 0, &r), \
+             shmemx_##_name##_atomic_fetch_inc_req(&f1, ctr, 0, &r), \
+             shmemx_ctx_##_name##_atomic_fetch_add_req(SHMEM_CTX_DEFAULT, &f2, ctr, 2, 0, &r), \
+             shmemx_ctx_##_name##_atomic_fetch_inc_req(SHMEM_CTX_DEFAULT, &f1, ctr, 0, &r), \
+             shmemx_##_name##_atomic_fetch_add_req(&f2, ctr, 3, 0, &r), \
+             shmemx_req_wait(&r), \
+             CHECK(f1 < (_type)(npes * AMO_ROUNDS * 14) && f2 < (_type)(npes * AMO_ROUNDS * 14), \
+                   "fetch_inc/fetch_add_req old values")), \
+            npes * AMO_ROUNDS * 14); \
+        _type *cell = shmem_calloc((size_t)npes, sizeof(_type)); \
+        shmem_barrier_all(); \
+        shmemx_##_name##_atomic_compare_swap_req(&f1, &cell[me], 0, (_type)(me + 1), right, &r); \
+        shmemx_req_wait(&r); \
+        CHECK(f1 == 0, #_name " compare_swap_req old value"); \
+        shmemx_ctx_##_name##_atomic_compare_swap_req(SHMEM_CTX_DEFAULT, &f2, &cell[me], 0, 9, right, &r); \
+        REQ_TEST((void)0); \
+        CHECK(f2 == (_type)(me + 1), #_name " ctx compare_swap_req (no swap) old value"); \
+        shmem_barrier_all(); \
+        CHECK(cell[left] == (_type)(left + 1), #_name " compare_swap_req result"); \
+        shmem_barrier_all(); \
+        shmem_free(cell); \
+    } while (0)
+
+#define REQ_AMO_EXT(_type, _name) do { \
+        _type *cell = shmem_calloc((size_t)npes, sizeof(_type)), got = 0, got2 = 0; \
+        shmemx_req_t r = SHMEMX_REQ_NULL; \
+        shmem_barrier_all(); \
+        shmemx_##_name##_atomic_set_req(&cell[me], (_type)(me + 1), right, &r); \
+        shmemx_req_wait(&r); \
+        shmem_barrier_all(); \
+        CHECK(cell[left] == (_type)(left + 1), #_name " set_req"); \
+        shmem_barrier_all(); \
+        shmemx_ctx_##_name##_atomic_set_req(SHMEM_CTX_DEFAULT, &cell[me], (_type)(me + 2), right, &r); \
+        shmemx_req_wait(&r); \
+        shmemx_##_name##_atomic_fetch_req(&got, &cell[me], right, &r); \
+        shmemx_req_wait(&r); \
+        CHECK(got == (_type)(me + 2), #_name " fetch_req"); \
+        shmemx_ctx_##_name##_atomic_fetch_req(SHMEM_CTX_DEFAULT, &got, &cell[me], right, &r); \
+        shmemx_req_wait(&r); /* a handle orders nothing: complete the fetch first */ \
+        shmemx_##_name##_atomic_swap_req(&got2, &cell[me], (_type)(me + 3), right, &r); \
+        shmemx_req_wait(&r); \
+        CHECK(got == (_type)(me + 2) && got2 == (_type)(me + 2), #_name " ctx fetch_req, swap_req"); \
+        shmemx_ctx_##_name##_atomic_swap_req(SHMEM_CTX_DEFAULT, &got, &cell[me], (_type)(me + 4), right, &r); \
+        REQ_TEST((void)0); \
+        CHECK(got == (_type)(me + 3), #_name " ctx swap_req"); \
+        shmem_barrier_all(); \
+        CHECK(cell[left] == (_type)(left + 4), #_name " swap_req result"); \
+        shmem_barrier_all(); \
+        shmem_free(cell); \
+    } while (0)
+
+#define REQ_AMO_BIT(_type, _name) do { \
+        _type *word = shmem_calloc(1, sizeof(_type)), old = 0; \
+        _type bit = (_type)((_type)1 << (me % (int)(8 * sizeof(_type)))); \
+        int bits = npes < (int)(8 * sizeof(_type)) ? npes : (int)(8 * sizeof(_type)); \
+        _type all = (_type)(bits == (int)(8 * sizeof(_type)) ? ~(_type)0 \
+                                                              : (((_type)1 << bits) - 1)); \
+        shmemx_req_t r = SHMEMX_REQ_NULL; \
+        shmem_barrier_all(); \
+        shmemx_##_name##_atomic_or_req(word, bit, 0, &r); \
+        shmemx_req_wait(&r); \
+        shmem_barrier_all(); \
+        CHECK(shmem_##_name##_atomic_fetch(word, 0) == all, #_name " or_req"); \
+        shmem_barrier_all(); \
+        shmemx_ctx_##_name##_atomic_and_req(SHMEM_CTX_DEFAULT, word, (_type)~bit, 0, &r); \
+        shmemx_req_wait(&r); \
+        shmem_barrier_all(); \
+        CHECK(shmem_##_name##_atomic_fetch(word, 0) == 0, #_name " and_req"); \
+        shmem_barrier_all(); \
+        shmemx_##_name##_atomic_xor_req(word, bit, 0, &r); \
+        shmemx_ctx_##_name##_atomic_xor_req(SHMEM_CTX_DEFAULT, word, bit, 0, &r); \
+        shmemx_##_name##_atomic_xor_req(word, bit, 0, &r); \
+        shmemx_req_wait(&r); \
+        shmem_barrier_all(); \
+        CHECK(shmem_##_name##_atomic_fetch(word, 0) == all, #_name " xor_req"); \
+        shmem_barrier_all(); \
+        shmemx_##_name##_atomic_fetch_and_req(&old, word, (_type)~bit, 0, &r); \
+        shmemx_req_wait(&r); \
+        CHECK((old & bit) == bit, #_name " fetch_and_req old value"); \
+        shmem_barrier_all(); \
+        shmemx_ctx_##_name##_atomic_fetch_or_req(SHMEM_CTX_DEFAULT, &old, word, bit, 0, &r); \
+        shmemx_req_wait(&r); \
+        CHECK((old & bit) == 0, #_name " fetch_or_req old value"); \
+        shmem_barrier_all(); \
+        shmemx_##_name##_atomic_fetch_xor_req(&old, word, bit, 0, &r); \
+        shmemx_ctx_##_name##_atomic_fetch_xor_req(SHMEM_CTX_DEFAULT, &old, word, bit, 0, &r); \
+        shmemx_ctx_##_name##_atomic_fetch_or_req(SHMEM_CTX_DEFAULT, &old, word, 0, 0, &r); \
+        shmemx_##_name##_atomic_fetch_and_req(&old, word, (_type)~(_type)0, 0, &r); \
+        shmemx_req_wait(&r); \
+        shmem_barrier_all(); \
+        CHECK(shmem_##_name##_atomic_fetch(word, 0) == all, #_name " fetch_xor_req"); \
+        shmem_barrier_all(); \
+        shmem_free(word); \
     } while (0)
 
 #endif

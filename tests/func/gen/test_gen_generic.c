@@ -7,10 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <shmem.h>
+#include <shmemx.h>
 #include <pshmem.h>
 
 static const char *hit, *want;
 static int me;
+static shmemx_req_t req; /* calls reach this PE: it stays NULL */
 static size_t idx[64];
 static uint64_t sig;
 
@@ -4858,6 +4860,1546 @@ size_t shmem_ulonglong_test_some_vector(unsigned long long *ivars, size_t nelems
     hit = "shmem_ulonglong_test_some_vector";
     return pshmem_ulonglong_test_some_vector(ivars, nelems, indices, status, cmp, cmp_values);
 }
+void shmemx_float_put_req(float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_float_put_req";
+    pshmemx_float_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_float_put_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_float_put_req";
+    pshmemx_ctx_float_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_double_put_req(double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_double_put_req";
+    pshmemx_double_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_double_put_req(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_double_put_req";
+    pshmemx_ctx_double_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_longdouble_put_req(long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_put_req";
+    pshmemx_longdouble_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_longdouble_put_req(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longdouble_put_req";
+    pshmemx_ctx_longdouble_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_char_put_req(char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_char_put_req";
+    pshmemx_char_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_char_put_req(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_char_put_req";
+    pshmemx_ctx_char_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_schar_put_req(signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_put_req";
+    pshmemx_schar_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_schar_put_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_schar_put_req";
+    pshmemx_ctx_schar_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_short_put_req(short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_short_put_req";
+    pshmemx_short_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_short_put_req(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_short_put_req";
+    pshmemx_ctx_short_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_int_put_req(int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_put_req";
+    pshmemx_int_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_int_put_req(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_put_req";
+    pshmemx_ctx_int_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_long_put_req(long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_put_req";
+    pshmemx_long_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_long_put_req(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_put_req";
+    pshmemx_ctx_long_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_longlong_put_req(long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_put_req";
+    pshmemx_longlong_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_longlong_put_req(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_put_req";
+    pshmemx_ctx_longlong_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_uchar_put_req(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_put_req";
+    pshmemx_uchar_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_uchar_put_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uchar_put_req";
+    pshmemx_ctx_uchar_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_ushort_put_req(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_put_req";
+    pshmemx_ushort_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_ushort_put_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ushort_put_req";
+    pshmemx_ctx_ushort_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_uint_put_req(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_put_req";
+    pshmemx_uint_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_uint_put_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_put_req";
+    pshmemx_ctx_uint_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_ulong_put_req(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_put_req";
+    pshmemx_ulong_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_ulong_put_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_put_req";
+    pshmemx_ctx_ulong_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_ulonglong_put_req(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_put_req";
+    pshmemx_ulonglong_put_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_ulonglong_put_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_put_req";
+    pshmemx_ctx_ulonglong_put_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_float_get_req(float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_float_get_req";
+    pshmemx_float_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_float_get_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_float_get_req";
+    pshmemx_ctx_float_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_double_get_req(double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_double_get_req";
+    pshmemx_double_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_double_get_req(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_double_get_req";
+    pshmemx_ctx_double_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_longdouble_get_req(long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_get_req";
+    pshmemx_longdouble_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_longdouble_get_req(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longdouble_get_req";
+    pshmemx_ctx_longdouble_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_char_get_req(char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_char_get_req";
+    pshmemx_char_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_char_get_req(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_char_get_req";
+    pshmemx_ctx_char_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_schar_get_req(signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_get_req";
+    pshmemx_schar_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_schar_get_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_schar_get_req";
+    pshmemx_ctx_schar_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_short_get_req(short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_short_get_req";
+    pshmemx_short_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_short_get_req(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_short_get_req";
+    pshmemx_ctx_short_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_int_get_req(int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_get_req";
+    pshmemx_int_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_int_get_req(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_get_req";
+    pshmemx_ctx_int_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_long_get_req(long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_get_req";
+    pshmemx_long_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_long_get_req(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_get_req";
+    pshmemx_ctx_long_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_longlong_get_req(long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_get_req";
+    pshmemx_longlong_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_longlong_get_req(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_get_req";
+    pshmemx_ctx_longlong_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_uchar_get_req(unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_get_req";
+    pshmemx_uchar_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_uchar_get_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uchar_get_req";
+    pshmemx_ctx_uchar_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_ushort_get_req(unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_get_req";
+    pshmemx_ushort_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_ushort_get_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ushort_get_req";
+    pshmemx_ctx_ushort_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_uint_get_req(unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_get_req";
+    pshmemx_uint_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_uint_get_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_get_req";
+    pshmemx_ctx_uint_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_ulong_get_req(unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_get_req";
+    pshmemx_ulong_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_ulong_get_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_get_req";
+    pshmemx_ctx_ulong_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_ulonglong_get_req(unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_get_req";
+    pshmemx_ulonglong_get_req(dest, source, nelems, pe, req);
+}
+void shmemx_ctx_ulonglong_get_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_get_req";
+    pshmemx_ctx_ulonglong_get_req(ctx, dest, source, nelems, pe, req);
+}
+void shmemx_float_iput_req(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_float_iput_req";
+    pshmemx_float_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_float_iput_req(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_float_iput_req";
+    pshmemx_ctx_float_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_double_iput_req(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_double_iput_req";
+    pshmemx_double_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_double_iput_req(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_double_iput_req";
+    pshmemx_ctx_double_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_longdouble_iput_req(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_iput_req";
+    pshmemx_longdouble_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_longdouble_iput_req(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longdouble_iput_req";
+    pshmemx_ctx_longdouble_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_char_iput_req(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_char_iput_req";
+    pshmemx_char_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_char_iput_req(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_char_iput_req";
+    pshmemx_ctx_char_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_schar_iput_req(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_iput_req";
+    pshmemx_schar_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_schar_iput_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_schar_iput_req";
+    pshmemx_ctx_schar_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_short_iput_req(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_short_iput_req";
+    pshmemx_short_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_short_iput_req(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_short_iput_req";
+    pshmemx_ctx_short_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_int_iput_req(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_iput_req";
+    pshmemx_int_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_int_iput_req(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_iput_req";
+    pshmemx_ctx_int_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_long_iput_req(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_iput_req";
+    pshmemx_long_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_long_iput_req(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_iput_req";
+    pshmemx_ctx_long_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_longlong_iput_req(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_iput_req";
+    pshmemx_longlong_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_longlong_iput_req(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_iput_req";
+    pshmemx_ctx_longlong_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_uchar_iput_req(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_iput_req";
+    pshmemx_uchar_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_uchar_iput_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uchar_iput_req";
+    pshmemx_ctx_uchar_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ushort_iput_req(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_iput_req";
+    pshmemx_ushort_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_ushort_iput_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ushort_iput_req";
+    pshmemx_ctx_ushort_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_uint_iput_req(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_iput_req";
+    pshmemx_uint_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_uint_iput_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_iput_req";
+    pshmemx_ctx_uint_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ulong_iput_req(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_iput_req";
+    pshmemx_ulong_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_ulong_iput_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_iput_req";
+    pshmemx_ctx_ulong_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ulonglong_iput_req(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_iput_req";
+    pshmemx_ulonglong_iput_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_ulonglong_iput_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_iput_req";
+    pshmemx_ctx_ulonglong_iput_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_float_iget_req(float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_float_iget_req";
+    pshmemx_float_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_float_iget_req(shmem_ctx_t ctx, float *dest, const float *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_float_iget_req";
+    pshmemx_ctx_float_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_double_iget_req(double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_double_iget_req";
+    pshmemx_double_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_double_iget_req(shmem_ctx_t ctx, double *dest, const double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_double_iget_req";
+    pshmemx_ctx_double_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_longdouble_iget_req(long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_iget_req";
+    pshmemx_longdouble_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_longdouble_iget_req(shmem_ctx_t ctx, long double *dest, const long double *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longdouble_iget_req";
+    pshmemx_ctx_longdouble_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_char_iget_req(char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_char_iget_req";
+    pshmemx_char_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_char_iget_req(shmem_ctx_t ctx, char *dest, const char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_char_iget_req";
+    pshmemx_ctx_char_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_schar_iget_req(signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_iget_req";
+    pshmemx_schar_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_schar_iget_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_schar_iget_req";
+    pshmemx_ctx_schar_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_short_iget_req(short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_short_iget_req";
+    pshmemx_short_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_short_iget_req(shmem_ctx_t ctx, short *dest, const short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_short_iget_req";
+    pshmemx_ctx_short_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_int_iget_req(int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_iget_req";
+    pshmemx_int_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_int_iget_req(shmem_ctx_t ctx, int *dest, const int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_iget_req";
+    pshmemx_ctx_int_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_long_iget_req(long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_iget_req";
+    pshmemx_long_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_long_iget_req(shmem_ctx_t ctx, long *dest, const long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_iget_req";
+    pshmemx_ctx_long_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_longlong_iget_req(long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_iget_req";
+    pshmemx_longlong_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_longlong_iget_req(shmem_ctx_t ctx, long long *dest, const long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_iget_req";
+    pshmemx_ctx_longlong_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_uchar_iget_req(unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_iget_req";
+    pshmemx_uchar_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_uchar_iget_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uchar_iget_req";
+    pshmemx_ctx_uchar_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ushort_iget_req(unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_iget_req";
+    pshmemx_ushort_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_ushort_iget_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ushort_iget_req";
+    pshmemx_ctx_ushort_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_uint_iget_req(unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_iget_req";
+    pshmemx_uint_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_uint_iget_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_iget_req";
+    pshmemx_ctx_uint_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ulong_iget_req(unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_iget_req";
+    pshmemx_ulong_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_ulong_iget_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_iget_req";
+    pshmemx_ctx_ulong_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ulonglong_iget_req(unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_iget_req";
+    pshmemx_ulonglong_iget_req(dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_ctx_ulonglong_iget_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, ptrdiff_t dst, ptrdiff_t sst, size_t nelems, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_iget_req";
+    pshmemx_ctx_ulonglong_iget_req(ctx, dest, source, dst, sst, nelems, pe, req);
+}
+void shmemx_float_put_signal_req(float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_float_put_signal_req";
+    pshmemx_float_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_float_put_signal_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_float_put_signal_req";
+    pshmemx_ctx_float_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_double_put_signal_req(double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_double_put_signal_req";
+    pshmemx_double_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_double_put_signal_req(shmem_ctx_t ctx, double *dest, const double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_double_put_signal_req";
+    pshmemx_ctx_double_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_longdouble_put_signal_req(long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_put_signal_req";
+    pshmemx_longdouble_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_longdouble_put_signal_req(shmem_ctx_t ctx, long double *dest, const long double *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longdouble_put_signal_req";
+    pshmemx_ctx_longdouble_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_char_put_signal_req(char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_char_put_signal_req";
+    pshmemx_char_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_char_put_signal_req(shmem_ctx_t ctx, char *dest, const char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_char_put_signal_req";
+    pshmemx_ctx_char_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_schar_put_signal_req(signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_put_signal_req";
+    pshmemx_schar_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_schar_put_signal_req(shmem_ctx_t ctx, signed char *dest, const signed char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_schar_put_signal_req";
+    pshmemx_ctx_schar_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_short_put_signal_req(short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_short_put_signal_req";
+    pshmemx_short_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_short_put_signal_req(shmem_ctx_t ctx, short *dest, const short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_short_put_signal_req";
+    pshmemx_ctx_short_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_int_put_signal_req(int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_put_signal_req";
+    pshmemx_int_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_int_put_signal_req(shmem_ctx_t ctx, int *dest, const int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_put_signal_req";
+    pshmemx_ctx_int_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_long_put_signal_req(long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_put_signal_req";
+    pshmemx_long_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_long_put_signal_req(shmem_ctx_t ctx, long *dest, const long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_put_signal_req";
+    pshmemx_ctx_long_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_longlong_put_signal_req(long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_put_signal_req";
+    pshmemx_longlong_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_longlong_put_signal_req(shmem_ctx_t ctx, long long *dest, const long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_put_signal_req";
+    pshmemx_ctx_longlong_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_uchar_put_signal_req(unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_put_signal_req";
+    pshmemx_uchar_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_uchar_put_signal_req(shmem_ctx_t ctx, unsigned char *dest, const unsigned char *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uchar_put_signal_req";
+    pshmemx_ctx_uchar_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ushort_put_signal_req(unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_put_signal_req";
+    pshmemx_ushort_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_ushort_put_signal_req(shmem_ctx_t ctx, unsigned short *dest, const unsigned short *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ushort_put_signal_req";
+    pshmemx_ctx_ushort_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_uint_put_signal_req(unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_put_signal_req";
+    pshmemx_uint_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_uint_put_signal_req(shmem_ctx_t ctx, unsigned int *dest, const unsigned int *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_put_signal_req";
+    pshmemx_ctx_uint_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ulong_put_signal_req(unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_put_signal_req";
+    pshmemx_ulong_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_ulong_put_signal_req(shmem_ctx_t ctx, unsigned long *dest, const unsigned long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_put_signal_req";
+    pshmemx_ctx_ulong_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ulonglong_put_signal_req(unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_put_signal_req";
+    pshmemx_ulonglong_put_signal_req(dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_ctx_ulonglong_put_signal_req(shmem_ctx_t ctx, unsigned long long *dest, const unsigned long long *source, size_t nelems, uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_put_signal_req";
+    pshmemx_ctx_ulonglong_put_signal_req(ctx, dest, source, nelems, sig_addr, signal, sig_op, pe, req);
+}
+void shmemx_float_atomic_fetch_req(float *fetch, const float *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_float_atomic_fetch_req";
+    pshmemx_float_atomic_fetch_req(fetch, source, pe, req);
+}
+void shmemx_ctx_float_atomic_fetch_req(shmem_ctx_t ctx, float *fetch, const float *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_float_atomic_fetch_req";
+    pshmemx_ctx_float_atomic_fetch_req(ctx, fetch, source, pe, req);
+}
+void shmemx_double_atomic_fetch_req(double *fetch, const double *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_double_atomic_fetch_req";
+    pshmemx_double_atomic_fetch_req(fetch, source, pe, req);
+}
+void shmemx_ctx_double_atomic_fetch_req(shmem_ctx_t ctx, double *fetch, const double *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_double_atomic_fetch_req";
+    pshmemx_ctx_double_atomic_fetch_req(ctx, fetch, source, pe, req);
+}
+void shmemx_int_atomic_fetch_req(int *fetch, const int *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_atomic_fetch_req";
+    pshmemx_int_atomic_fetch_req(fetch, source, pe, req);
+}
+void shmemx_ctx_int_atomic_fetch_req(shmem_ctx_t ctx, int *fetch, const int *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_atomic_fetch_req";
+    pshmemx_ctx_int_atomic_fetch_req(ctx, fetch, source, pe, req);
+}
+void shmemx_long_atomic_fetch_req(long *fetch, const long *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_atomic_fetch_req";
+    pshmemx_long_atomic_fetch_req(fetch, source, pe, req);
+}
+void shmemx_ctx_long_atomic_fetch_req(shmem_ctx_t ctx, long *fetch, const long *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_atomic_fetch_req";
+    pshmemx_ctx_long_atomic_fetch_req(ctx, fetch, source, pe, req);
+}
+void shmemx_longlong_atomic_fetch_req(long long *fetch, const long long *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_atomic_fetch_req";
+    pshmemx_longlong_atomic_fetch_req(fetch, source, pe, req);
+}
+void shmemx_ctx_longlong_atomic_fetch_req(shmem_ctx_t ctx, long long *fetch, const long long *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_atomic_fetch_req";
+    pshmemx_ctx_longlong_atomic_fetch_req(ctx, fetch, source, pe, req);
+}
+void shmemx_uint_atomic_fetch_req(unsigned int *fetch, const unsigned int *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_fetch_req";
+    pshmemx_uint_atomic_fetch_req(fetch, source, pe, req);
+}
+void shmemx_ctx_uint_atomic_fetch_req(shmem_ctx_t ctx, unsigned int *fetch, const unsigned int *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_fetch_req";
+    pshmemx_ctx_uint_atomic_fetch_req(ctx, fetch, source, pe, req);
+}
+void shmemx_ulong_atomic_fetch_req(unsigned long *fetch, const unsigned long *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_fetch_req";
+    pshmemx_ulong_atomic_fetch_req(fetch, source, pe, req);
+}
+void shmemx_ctx_ulong_atomic_fetch_req(shmem_ctx_t ctx, unsigned long *fetch, const unsigned long *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_fetch_req";
+    pshmemx_ctx_ulong_atomic_fetch_req(ctx, fetch, source, pe, req);
+}
+void shmemx_ulonglong_atomic_fetch_req(unsigned long long *fetch, const unsigned long long *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_fetch_req";
+    pshmemx_ulonglong_atomic_fetch_req(fetch, source, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_fetch_req(shmem_ctx_t ctx, unsigned long long *fetch, const unsigned long long *source, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_fetch_req";
+    pshmemx_ctx_ulonglong_atomic_fetch_req(ctx, fetch, source, pe, req);
+}
+void shmemx_int_atomic_compare_swap_req(int *fetch, int *dest, int cond, int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_atomic_compare_swap_req";
+    pshmemx_int_atomic_compare_swap_req(fetch, dest, cond, value, pe, req);
+}
+void shmemx_ctx_int_atomic_compare_swap_req(shmem_ctx_t ctx, int *fetch, int *dest, int cond, int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_atomic_compare_swap_req";
+    pshmemx_ctx_int_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req);
+}
+void shmemx_long_atomic_compare_swap_req(long *fetch, long *dest, long cond, long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_atomic_compare_swap_req";
+    pshmemx_long_atomic_compare_swap_req(fetch, dest, cond, value, pe, req);
+}
+void shmemx_ctx_long_atomic_compare_swap_req(shmem_ctx_t ctx, long *fetch, long *dest, long cond, long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_atomic_compare_swap_req";
+    pshmemx_ctx_long_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req);
+}
+void shmemx_longlong_atomic_compare_swap_req(long long *fetch, long long *dest, long long cond, long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_atomic_compare_swap_req";
+    pshmemx_longlong_atomic_compare_swap_req(fetch, dest, cond, value, pe, req);
+}
+void shmemx_ctx_longlong_atomic_compare_swap_req(shmem_ctx_t ctx, long long *fetch, long long *dest, long long cond, long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_atomic_compare_swap_req";
+    pshmemx_ctx_longlong_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req);
+}
+void shmemx_uint_atomic_compare_swap_req(unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_compare_swap_req";
+    pshmemx_uint_atomic_compare_swap_req(fetch, dest, cond, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_compare_swap_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int cond, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_compare_swap_req";
+    pshmemx_ctx_uint_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req);
+}
+void shmemx_ulong_atomic_compare_swap_req(unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_compare_swap_req";
+    pshmemx_ulong_atomic_compare_swap_req(fetch, dest, cond, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_compare_swap_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long cond, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_compare_swap_req";
+    pshmemx_ctx_ulong_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req);
+}
+void shmemx_ulonglong_atomic_compare_swap_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_compare_swap_req";
+    pshmemx_ulonglong_atomic_compare_swap_req(fetch, dest, cond, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_compare_swap_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long cond, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_compare_swap_req";
+    pshmemx_ctx_ulonglong_atomic_compare_swap_req(ctx, fetch, dest, cond, value, pe, req);
+}
+void shmemx_float_atomic_swap_req(float *fetch, float *dest, float value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_float_atomic_swap_req";
+    pshmemx_float_atomic_swap_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_float_atomic_swap_req(shmem_ctx_t ctx, float *fetch, float *dest, float value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_float_atomic_swap_req";
+    pshmemx_ctx_float_atomic_swap_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_double_atomic_swap_req(double *fetch, double *dest, double value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_double_atomic_swap_req";
+    pshmemx_double_atomic_swap_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_double_atomic_swap_req(shmem_ctx_t ctx, double *fetch, double *dest, double value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_double_atomic_swap_req";
+    pshmemx_ctx_double_atomic_swap_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_int_atomic_swap_req(int *fetch, int *dest, int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_atomic_swap_req";
+    pshmemx_int_atomic_swap_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_int_atomic_swap_req(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_atomic_swap_req";
+    pshmemx_ctx_int_atomic_swap_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_long_atomic_swap_req(long *fetch, long *dest, long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_atomic_swap_req";
+    pshmemx_long_atomic_swap_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_long_atomic_swap_req(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_atomic_swap_req";
+    pshmemx_ctx_long_atomic_swap_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_longlong_atomic_swap_req(long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_atomic_swap_req";
+    pshmemx_longlong_atomic_swap_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_longlong_atomic_swap_req(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_atomic_swap_req";
+    pshmemx_ctx_longlong_atomic_swap_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_uint_atomic_swap_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_swap_req";
+    pshmemx_uint_atomic_swap_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_swap_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_swap_req";
+    pshmemx_ctx_uint_atomic_swap_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_ulong_atomic_swap_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_swap_req";
+    pshmemx_ulong_atomic_swap_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_swap_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_swap_req";
+    pshmemx_ctx_ulong_atomic_swap_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_ulonglong_atomic_swap_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_swap_req";
+    pshmemx_ulonglong_atomic_swap_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_swap_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_swap_req";
+    pshmemx_ctx_ulonglong_atomic_swap_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_int_atomic_fetch_inc_req(int *fetch, int *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_atomic_fetch_inc_req";
+    pshmemx_int_atomic_fetch_inc_req(fetch, dest, pe, req);
+}
+void shmemx_ctx_int_atomic_fetch_inc_req(shmem_ctx_t ctx, int *fetch, int *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_atomic_fetch_inc_req";
+    pshmemx_ctx_int_atomic_fetch_inc_req(ctx, fetch, dest, pe, req);
+}
+void shmemx_long_atomic_fetch_inc_req(long *fetch, long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_atomic_fetch_inc_req";
+    pshmemx_long_atomic_fetch_inc_req(fetch, dest, pe, req);
+}
+void shmemx_ctx_long_atomic_fetch_inc_req(shmem_ctx_t ctx, long *fetch, long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_atomic_fetch_inc_req";
+    pshmemx_ctx_long_atomic_fetch_inc_req(ctx, fetch, dest, pe, req);
+}
+void shmemx_longlong_atomic_fetch_inc_req(long long *fetch, long long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_atomic_fetch_inc_req";
+    pshmemx_longlong_atomic_fetch_inc_req(fetch, dest, pe, req);
+}
+void shmemx_ctx_longlong_atomic_fetch_inc_req(shmem_ctx_t ctx, long long *fetch, long long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_atomic_fetch_inc_req";
+    pshmemx_ctx_longlong_atomic_fetch_inc_req(ctx, fetch, dest, pe, req);
+}
+void shmemx_uint_atomic_fetch_inc_req(unsigned int *fetch, unsigned int *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_fetch_inc_req";
+    pshmemx_uint_atomic_fetch_inc_req(fetch, dest, pe, req);
+}
+void shmemx_ctx_uint_atomic_fetch_inc_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_fetch_inc_req";
+    pshmemx_ctx_uint_atomic_fetch_inc_req(ctx, fetch, dest, pe, req);
+}
+void shmemx_ulong_atomic_fetch_inc_req(unsigned long *fetch, unsigned long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_fetch_inc_req";
+    pshmemx_ulong_atomic_fetch_inc_req(fetch, dest, pe, req);
+}
+void shmemx_ctx_ulong_atomic_fetch_inc_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_fetch_inc_req";
+    pshmemx_ctx_ulong_atomic_fetch_inc_req(ctx, fetch, dest, pe, req);
+}
+void shmemx_ulonglong_atomic_fetch_inc_req(unsigned long long *fetch, unsigned long long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_fetch_inc_req";
+    pshmemx_ulonglong_atomic_fetch_inc_req(fetch, dest, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_fetch_inc_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_fetch_inc_req";
+    pshmemx_ctx_ulonglong_atomic_fetch_inc_req(ctx, fetch, dest, pe, req);
+}
+void shmemx_int_atomic_fetch_add_req(int *fetch, int *dest, int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_atomic_fetch_add_req";
+    pshmemx_int_atomic_fetch_add_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_int_atomic_fetch_add_req(shmem_ctx_t ctx, int *fetch, int *dest, int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_atomic_fetch_add_req";
+    pshmemx_ctx_int_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_long_atomic_fetch_add_req(long *fetch, long *dest, long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_atomic_fetch_add_req";
+    pshmemx_long_atomic_fetch_add_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_long_atomic_fetch_add_req(shmem_ctx_t ctx, long *fetch, long *dest, long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_atomic_fetch_add_req";
+    pshmemx_ctx_long_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_longlong_atomic_fetch_add_req(long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_atomic_fetch_add_req";
+    pshmemx_longlong_atomic_fetch_add_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_longlong_atomic_fetch_add_req(shmem_ctx_t ctx, long long *fetch, long long *dest, long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_atomic_fetch_add_req";
+    pshmemx_ctx_longlong_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_uint_atomic_fetch_add_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_fetch_add_req";
+    pshmemx_uint_atomic_fetch_add_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_fetch_add_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_fetch_add_req";
+    pshmemx_ctx_uint_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_ulong_atomic_fetch_add_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_fetch_add_req";
+    pshmemx_ulong_atomic_fetch_add_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_fetch_add_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_fetch_add_req";
+    pshmemx_ctx_ulong_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_ulonglong_atomic_fetch_add_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_fetch_add_req";
+    pshmemx_ulonglong_atomic_fetch_add_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_fetch_add_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_fetch_add_req";
+    pshmemx_ctx_ulonglong_atomic_fetch_add_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_uint_atomic_fetch_and_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_fetch_and_req";
+    pshmemx_uint_atomic_fetch_and_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_fetch_and_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_fetch_and_req";
+    pshmemx_ctx_uint_atomic_fetch_and_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_ulong_atomic_fetch_and_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_fetch_and_req";
+    pshmemx_ulong_atomic_fetch_and_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_fetch_and_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_fetch_and_req";
+    pshmemx_ctx_ulong_atomic_fetch_and_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_ulonglong_atomic_fetch_and_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_fetch_and_req";
+    pshmemx_ulonglong_atomic_fetch_and_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_fetch_and_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_fetch_and_req";
+    pshmemx_ctx_ulonglong_atomic_fetch_and_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_int32_atomic_fetch_and_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int32_atomic_fetch_and_req";
+    pshmemx_int32_atomic_fetch_and_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_int32_atomic_fetch_and_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int32_atomic_fetch_and_req";
+    pshmemx_ctx_int32_atomic_fetch_and_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_int64_atomic_fetch_and_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int64_atomic_fetch_and_req";
+    pshmemx_int64_atomic_fetch_and_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_int64_atomic_fetch_and_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int64_atomic_fetch_and_req";
+    pshmemx_ctx_int64_atomic_fetch_and_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_uint_atomic_fetch_or_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_fetch_or_req";
+    pshmemx_uint_atomic_fetch_or_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_fetch_or_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_fetch_or_req";
+    pshmemx_ctx_uint_atomic_fetch_or_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_ulong_atomic_fetch_or_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_fetch_or_req";
+    pshmemx_ulong_atomic_fetch_or_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_fetch_or_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_fetch_or_req";
+    pshmemx_ctx_ulong_atomic_fetch_or_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_ulonglong_atomic_fetch_or_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_fetch_or_req";
+    pshmemx_ulonglong_atomic_fetch_or_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_fetch_or_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_fetch_or_req";
+    pshmemx_ctx_ulonglong_atomic_fetch_or_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_int32_atomic_fetch_or_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int32_atomic_fetch_or_req";
+    pshmemx_int32_atomic_fetch_or_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_int32_atomic_fetch_or_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int32_atomic_fetch_or_req";
+    pshmemx_ctx_int32_atomic_fetch_or_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_int64_atomic_fetch_or_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int64_atomic_fetch_or_req";
+    pshmemx_int64_atomic_fetch_or_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_int64_atomic_fetch_or_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int64_atomic_fetch_or_req";
+    pshmemx_ctx_int64_atomic_fetch_or_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_uint_atomic_fetch_xor_req(unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_fetch_xor_req";
+    pshmemx_uint_atomic_fetch_xor_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_fetch_xor_req(shmem_ctx_t ctx, unsigned int *fetch, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_fetch_xor_req";
+    pshmemx_ctx_uint_atomic_fetch_xor_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_ulong_atomic_fetch_xor_req(unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_fetch_xor_req";
+    pshmemx_ulong_atomic_fetch_xor_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_fetch_xor_req(shmem_ctx_t ctx, unsigned long *fetch, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_fetch_xor_req";
+    pshmemx_ctx_ulong_atomic_fetch_xor_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_ulonglong_atomic_fetch_xor_req(unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_fetch_xor_req";
+    pshmemx_ulonglong_atomic_fetch_xor_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_fetch_xor_req(shmem_ctx_t ctx, unsigned long long *fetch, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_fetch_xor_req";
+    pshmemx_ctx_ulonglong_atomic_fetch_xor_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_int32_atomic_fetch_xor_req(int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int32_atomic_fetch_xor_req";
+    pshmemx_int32_atomic_fetch_xor_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_int32_atomic_fetch_xor_req(shmem_ctx_t ctx, int32_t *fetch, int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int32_atomic_fetch_xor_req";
+    pshmemx_ctx_int32_atomic_fetch_xor_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_int64_atomic_fetch_xor_req(int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int64_atomic_fetch_xor_req";
+    pshmemx_int64_atomic_fetch_xor_req(fetch, dest, value, pe, req);
+}
+void shmemx_ctx_int64_atomic_fetch_xor_req(shmem_ctx_t ctx, int64_t *fetch, int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int64_atomic_fetch_xor_req";
+    pshmemx_ctx_int64_atomic_fetch_xor_req(ctx, fetch, dest, value, pe, req);
+}
+void shmemx_float_atomic_set_req(float *dest, float value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_float_atomic_set_req";
+    pshmemx_float_atomic_set_req(dest, value, pe, req);
+}
+void shmemx_ctx_float_atomic_set_req(shmem_ctx_t ctx, float *dest, float value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_float_atomic_set_req";
+    pshmemx_ctx_float_atomic_set_req(ctx, dest, value, pe, req);
+}
+void shmemx_double_atomic_set_req(double *dest, double value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_double_atomic_set_req";
+    pshmemx_double_atomic_set_req(dest, value, pe, req);
+}
+void shmemx_ctx_double_atomic_set_req(shmem_ctx_t ctx, double *dest, double value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_double_atomic_set_req";
+    pshmemx_ctx_double_atomic_set_req(ctx, dest, value, pe, req);
+}
+void shmemx_int_atomic_set_req(int *dest, int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_atomic_set_req";
+    pshmemx_int_atomic_set_req(dest, value, pe, req);
+}
+void shmemx_ctx_int_atomic_set_req(shmem_ctx_t ctx, int *dest, int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_atomic_set_req";
+    pshmemx_ctx_int_atomic_set_req(ctx, dest, value, pe, req);
+}
+void shmemx_long_atomic_set_req(long *dest, long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_atomic_set_req";
+    pshmemx_long_atomic_set_req(dest, value, pe, req);
+}
+void shmemx_ctx_long_atomic_set_req(shmem_ctx_t ctx, long *dest, long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_atomic_set_req";
+    pshmemx_ctx_long_atomic_set_req(ctx, dest, value, pe, req);
+}
+void shmemx_longlong_atomic_set_req(long long *dest, long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_atomic_set_req";
+    pshmemx_longlong_atomic_set_req(dest, value, pe, req);
+}
+void shmemx_ctx_longlong_atomic_set_req(shmem_ctx_t ctx, long long *dest, long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_atomic_set_req";
+    pshmemx_ctx_longlong_atomic_set_req(ctx, dest, value, pe, req);
+}
+void shmemx_uint_atomic_set_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_set_req";
+    pshmemx_uint_atomic_set_req(dest, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_set_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_set_req";
+    pshmemx_ctx_uint_atomic_set_req(ctx, dest, value, pe, req);
+}
+void shmemx_ulong_atomic_set_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_set_req";
+    pshmemx_ulong_atomic_set_req(dest, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_set_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_set_req";
+    pshmemx_ctx_ulong_atomic_set_req(ctx, dest, value, pe, req);
+}
+void shmemx_ulonglong_atomic_set_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_set_req";
+    pshmemx_ulonglong_atomic_set_req(dest, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_set_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_set_req";
+    pshmemx_ctx_ulonglong_atomic_set_req(ctx, dest, value, pe, req);
+}
+void shmemx_int_atomic_inc_req(int *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_atomic_inc_req";
+    pshmemx_int_atomic_inc_req(dest, pe, req);
+}
+void shmemx_ctx_int_atomic_inc_req(shmem_ctx_t ctx, int *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_atomic_inc_req";
+    pshmemx_ctx_int_atomic_inc_req(ctx, dest, pe, req);
+}
+void shmemx_long_atomic_inc_req(long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_atomic_inc_req";
+    pshmemx_long_atomic_inc_req(dest, pe, req);
+}
+void shmemx_ctx_long_atomic_inc_req(shmem_ctx_t ctx, long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_atomic_inc_req";
+    pshmemx_ctx_long_atomic_inc_req(ctx, dest, pe, req);
+}
+void shmemx_longlong_atomic_inc_req(long long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_atomic_inc_req";
+    pshmemx_longlong_atomic_inc_req(dest, pe, req);
+}
+void shmemx_ctx_longlong_atomic_inc_req(shmem_ctx_t ctx, long long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_atomic_inc_req";
+    pshmemx_ctx_longlong_atomic_inc_req(ctx, dest, pe, req);
+}
+void shmemx_uint_atomic_inc_req(unsigned int *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_inc_req";
+    pshmemx_uint_atomic_inc_req(dest, pe, req);
+}
+void shmemx_ctx_uint_atomic_inc_req(shmem_ctx_t ctx, unsigned int *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_inc_req";
+    pshmemx_ctx_uint_atomic_inc_req(ctx, dest, pe, req);
+}
+void shmemx_ulong_atomic_inc_req(unsigned long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_inc_req";
+    pshmemx_ulong_atomic_inc_req(dest, pe, req);
+}
+void shmemx_ctx_ulong_atomic_inc_req(shmem_ctx_t ctx, unsigned long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_inc_req";
+    pshmemx_ctx_ulong_atomic_inc_req(ctx, dest, pe, req);
+}
+void shmemx_ulonglong_atomic_inc_req(unsigned long long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_inc_req";
+    pshmemx_ulonglong_atomic_inc_req(dest, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_inc_req(shmem_ctx_t ctx, unsigned long long *dest, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_inc_req";
+    pshmemx_ctx_ulonglong_atomic_inc_req(ctx, dest, pe, req);
+}
+void shmemx_int_atomic_add_req(int *dest, int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int_atomic_add_req";
+    pshmemx_int_atomic_add_req(dest, value, pe, req);
+}
+void shmemx_ctx_int_atomic_add_req(shmem_ctx_t ctx, int *dest, int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int_atomic_add_req";
+    pshmemx_ctx_int_atomic_add_req(ctx, dest, value, pe, req);
+}
+void shmemx_long_atomic_add_req(long *dest, long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_long_atomic_add_req";
+    pshmemx_long_atomic_add_req(dest, value, pe, req);
+}
+void shmemx_ctx_long_atomic_add_req(shmem_ctx_t ctx, long *dest, long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_long_atomic_add_req";
+    pshmemx_ctx_long_atomic_add_req(ctx, dest, value, pe, req);
+}
+void shmemx_longlong_atomic_add_req(long long *dest, long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_atomic_add_req";
+    pshmemx_longlong_atomic_add_req(dest, value, pe, req);
+}
+void shmemx_ctx_longlong_atomic_add_req(shmem_ctx_t ctx, long long *dest, long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_longlong_atomic_add_req";
+    pshmemx_ctx_longlong_atomic_add_req(ctx, dest, value, pe, req);
+}
+void shmemx_uint_atomic_add_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_add_req";
+    pshmemx_uint_atomic_add_req(dest, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_add_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_add_req";
+    pshmemx_ctx_uint_atomic_add_req(ctx, dest, value, pe, req);
+}
+void shmemx_ulong_atomic_add_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_add_req";
+    pshmemx_ulong_atomic_add_req(dest, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_add_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_add_req";
+    pshmemx_ctx_ulong_atomic_add_req(ctx, dest, value, pe, req);
+}
+void shmemx_ulonglong_atomic_add_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_add_req";
+    pshmemx_ulonglong_atomic_add_req(dest, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_add_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_add_req";
+    pshmemx_ctx_ulonglong_atomic_add_req(ctx, dest, value, pe, req);
+}
+void shmemx_uint_atomic_and_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_and_req";
+    pshmemx_uint_atomic_and_req(dest, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_and_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_and_req";
+    pshmemx_ctx_uint_atomic_and_req(ctx, dest, value, pe, req);
+}
+void shmemx_ulong_atomic_and_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_and_req";
+    pshmemx_ulong_atomic_and_req(dest, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_and_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_and_req";
+    pshmemx_ctx_ulong_atomic_and_req(ctx, dest, value, pe, req);
+}
+void shmemx_ulonglong_atomic_and_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_and_req";
+    pshmemx_ulonglong_atomic_and_req(dest, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_and_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_and_req";
+    pshmemx_ctx_ulonglong_atomic_and_req(ctx, dest, value, pe, req);
+}
+void shmemx_int32_atomic_and_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int32_atomic_and_req";
+    pshmemx_int32_atomic_and_req(dest, value, pe, req);
+}
+void shmemx_ctx_int32_atomic_and_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int32_atomic_and_req";
+    pshmemx_ctx_int32_atomic_and_req(ctx, dest, value, pe, req);
+}
+void shmemx_int64_atomic_and_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int64_atomic_and_req";
+    pshmemx_int64_atomic_and_req(dest, value, pe, req);
+}
+void shmemx_ctx_int64_atomic_and_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int64_atomic_and_req";
+    pshmemx_ctx_int64_atomic_and_req(ctx, dest, value, pe, req);
+}
+void shmemx_uint_atomic_or_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_or_req";
+    pshmemx_uint_atomic_or_req(dest, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_or_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_or_req";
+    pshmemx_ctx_uint_atomic_or_req(ctx, dest, value, pe, req);
+}
+void shmemx_ulong_atomic_or_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_or_req";
+    pshmemx_ulong_atomic_or_req(dest, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_or_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_or_req";
+    pshmemx_ctx_ulong_atomic_or_req(ctx, dest, value, pe, req);
+}
+void shmemx_ulonglong_atomic_or_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_or_req";
+    pshmemx_ulonglong_atomic_or_req(dest, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_or_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_or_req";
+    pshmemx_ctx_ulonglong_atomic_or_req(ctx, dest, value, pe, req);
+}
+void shmemx_int32_atomic_or_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int32_atomic_or_req";
+    pshmemx_int32_atomic_or_req(dest, value, pe, req);
+}
+void shmemx_ctx_int32_atomic_or_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int32_atomic_or_req";
+    pshmemx_ctx_int32_atomic_or_req(ctx, dest, value, pe, req);
+}
+void shmemx_int64_atomic_or_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int64_atomic_or_req";
+    pshmemx_int64_atomic_or_req(dest, value, pe, req);
+}
+void shmemx_ctx_int64_atomic_or_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int64_atomic_or_req";
+    pshmemx_ctx_int64_atomic_or_req(ctx, dest, value, pe, req);
+}
+void shmemx_uint_atomic_xor_req(unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_atomic_xor_req";
+    pshmemx_uint_atomic_xor_req(dest, value, pe, req);
+}
+void shmemx_ctx_uint_atomic_xor_req(shmem_ctx_t ctx, unsigned int *dest, unsigned int value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_uint_atomic_xor_req";
+    pshmemx_ctx_uint_atomic_xor_req(ctx, dest, value, pe, req);
+}
+void shmemx_ulong_atomic_xor_req(unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_atomic_xor_req";
+    pshmemx_ulong_atomic_xor_req(dest, value, pe, req);
+}
+void shmemx_ctx_ulong_atomic_xor_req(shmem_ctx_t ctx, unsigned long *dest, unsigned long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulong_atomic_xor_req";
+    pshmemx_ctx_ulong_atomic_xor_req(ctx, dest, value, pe, req);
+}
+void shmemx_ulonglong_atomic_xor_req(unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_atomic_xor_req";
+    pshmemx_ulonglong_atomic_xor_req(dest, value, pe, req);
+}
+void shmemx_ctx_ulonglong_atomic_xor_req(shmem_ctx_t ctx, unsigned long long *dest, unsigned long long value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_ulonglong_atomic_xor_req";
+    pshmemx_ctx_ulonglong_atomic_xor_req(ctx, dest, value, pe, req);
+}
+void shmemx_int32_atomic_xor_req(int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int32_atomic_xor_req";
+    pshmemx_int32_atomic_xor_req(dest, value, pe, req);
+}
+void shmemx_ctx_int32_atomic_xor_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int32_atomic_xor_req";
+    pshmemx_ctx_int32_atomic_xor_req(ctx, dest, value, pe, req);
+}
+void shmemx_int64_atomic_xor_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_int64_atomic_xor_req";
+    pshmemx_int64_atomic_xor_req(dest, value, pe, req);
+}
+void shmemx_ctx_int64_atomic_xor_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req)
+{
+    hit = "shmemx_ctx_int64_atomic_xor_req";
+    pshmemx_ctx_int64_atomic_xor_req(ctx, dest, value, pe, req);
+}
 int shmem_team_sync(shmem_team_t team)
 {
     hit = "shmem_team_sync";
@@ -5912,6 +7454,314 @@ int main(void)
     expect("shmem_uint_test_some_vector"); (void)shmem_test_some_vector(d_uint, 1, idx, NULL, SHMEM_CMP_EQ, s_uint); check("shmem_test_some_vector");
     expect("shmem_ulong_test_some_vector"); (void)shmem_test_some_vector(d_ulong, 1, idx, NULL, SHMEM_CMP_EQ, s_ulong); check("shmem_test_some_vector");
     expect("shmem_ulonglong_test_some_vector"); (void)shmem_test_some_vector(d_ulonglong, 1, idx, NULL, SHMEM_CMP_EQ, s_ulonglong); check("shmem_test_some_vector");
+    expect("shmemx_float_put_req"); shmemx_put_req(d_float, s_float, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_float_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_float, s_float, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_double_put_req"); shmemx_put_req(d_double, s_double, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_double_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_double, s_double, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_longdouble_put_req"); shmemx_put_req(d_longdouble, s_longdouble, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_longdouble_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_longdouble, s_longdouble, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_char_put_req"); shmemx_put_req(d_char, s_char, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_char_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_char, s_char, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_schar_put_req"); shmemx_put_req(d_schar, s_schar, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_schar_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_schar, s_schar, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_short_put_req"); shmemx_put_req(d_short, s_short, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_short_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_short, s_short, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_int_put_req"); shmemx_put_req(d_int, s_int, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_int_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_int, s_int, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_long_put_req"); shmemx_put_req(d_long, s_long, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_long_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_long, s_long, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_longlong_put_req"); shmemx_put_req(d_longlong, s_longlong, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_longlong_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_longlong, s_longlong, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_uchar_put_req"); shmemx_put_req(d_uchar, s_uchar, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_uchar_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_uchar, s_uchar, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ushort_put_req"); shmemx_put_req(d_ushort, s_ushort, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_ushort_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_ushort, s_ushort, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_uint_put_req"); shmemx_put_req(d_uint, s_uint, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_uint_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_uint, s_uint, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ulong_put_req"); shmemx_put_req(d_ulong, s_ulong, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_ulong_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_ulong, s_ulong, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ulonglong_put_req"); shmemx_put_req(d_ulonglong, s_ulonglong, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_ctx_ulonglong_put_req"); shmemx_put_req(SHMEM_CTX_DEFAULT, d_ulonglong, s_ulonglong, 1, me, &req); check("shmemx_put_req");
+    expect("shmemx_float_get_req"); shmemx_get_req(d_float, s_float, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_float_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_float, s_float, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_double_get_req"); shmemx_get_req(d_double, s_double, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_double_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_double, s_double, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_longdouble_get_req"); shmemx_get_req(d_longdouble, s_longdouble, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_longdouble_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_longdouble, s_longdouble, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_char_get_req"); shmemx_get_req(d_char, s_char, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_char_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_char, s_char, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_schar_get_req"); shmemx_get_req(d_schar, s_schar, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_schar_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_schar, s_schar, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_short_get_req"); shmemx_get_req(d_short, s_short, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_short_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_short, s_short, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_int_get_req"); shmemx_get_req(d_int, s_int, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_int_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_int, s_int, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_long_get_req"); shmemx_get_req(d_long, s_long, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_long_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_long, s_long, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_longlong_get_req"); shmemx_get_req(d_longlong, s_longlong, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_longlong_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_longlong, s_longlong, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_uchar_get_req"); shmemx_get_req(d_uchar, s_uchar, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_uchar_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_uchar, s_uchar, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ushort_get_req"); shmemx_get_req(d_ushort, s_ushort, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_ushort_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_ushort, s_ushort, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_uint_get_req"); shmemx_get_req(d_uint, s_uint, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_uint_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_uint, s_uint, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ulong_get_req"); shmemx_get_req(d_ulong, s_ulong, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_ulong_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_ulong, s_ulong, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ulonglong_get_req"); shmemx_get_req(d_ulonglong, s_ulonglong, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_ctx_ulonglong_get_req"); shmemx_get_req(SHMEM_CTX_DEFAULT, d_ulonglong, s_ulonglong, 1, me, &req); check("shmemx_get_req");
+    expect("shmemx_float_iput_req"); shmemx_iput_req(d_float, s_float, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_float_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_float, s_float, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_double_iput_req"); shmemx_iput_req(d_double, s_double, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_double_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_double, s_double, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_longdouble_iput_req"); shmemx_iput_req(d_longdouble, s_longdouble, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_longdouble_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_longdouble, s_longdouble, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_char_iput_req"); shmemx_iput_req(d_char, s_char, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_char_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_char, s_char, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_schar_iput_req"); shmemx_iput_req(d_schar, s_schar, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_schar_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_schar, s_schar, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_short_iput_req"); shmemx_iput_req(d_short, s_short, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_short_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_short, s_short, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_int_iput_req"); shmemx_iput_req(d_int, s_int, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_int_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_int, s_int, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_long_iput_req"); shmemx_iput_req(d_long, s_long, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_long_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_long, s_long, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_longlong_iput_req"); shmemx_iput_req(d_longlong, s_longlong, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_longlong_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_longlong, s_longlong, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_uchar_iput_req"); shmemx_iput_req(d_uchar, s_uchar, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_uchar_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_uchar, s_uchar, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ushort_iput_req"); shmemx_iput_req(d_ushort, s_ushort, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_ushort_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_ushort, s_ushort, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_uint_iput_req"); shmemx_iput_req(d_uint, s_uint, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_uint_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_uint, s_uint, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ulong_iput_req"); shmemx_iput_req(d_ulong, s_ulong, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_ulong_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_ulong, s_ulong, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ulonglong_iput_req"); shmemx_iput_req(d_ulonglong, s_ulonglong, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_ctx_ulonglong_iput_req"); shmemx_iput_req(SHMEM_CTX_DEFAULT, d_ulonglong, s_ulonglong, 1, 1, 1, me, &req); check("shmemx_iput_req");
+    expect("shmemx_float_iget_req"); shmemx_iget_req(d_float, s_float, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_float_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_float, s_float, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_double_iget_req"); shmemx_iget_req(d_double, s_double, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_double_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_double, s_double, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_longdouble_iget_req"); shmemx_iget_req(d_longdouble, s_longdouble, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_longdouble_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_longdouble, s_longdouble, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_char_iget_req"); shmemx_iget_req(d_char, s_char, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_char_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_char, s_char, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_schar_iget_req"); shmemx_iget_req(d_schar, s_schar, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_schar_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_schar, s_schar, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_short_iget_req"); shmemx_iget_req(d_short, s_short, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_short_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_short, s_short, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_int_iget_req"); shmemx_iget_req(d_int, s_int, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_int_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_int, s_int, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_long_iget_req"); shmemx_iget_req(d_long, s_long, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_long_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_long, s_long, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_longlong_iget_req"); shmemx_iget_req(d_longlong, s_longlong, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_longlong_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_longlong, s_longlong, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_uchar_iget_req"); shmemx_iget_req(d_uchar, s_uchar, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_uchar_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_uchar, s_uchar, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ushort_iget_req"); shmemx_iget_req(d_ushort, s_ushort, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_ushort_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_ushort, s_ushort, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_uint_iget_req"); shmemx_iget_req(d_uint, s_uint, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_uint_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_uint, s_uint, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ulong_iget_req"); shmemx_iget_req(d_ulong, s_ulong, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_ulong_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_ulong, s_ulong, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ulonglong_iget_req"); shmemx_iget_req(d_ulonglong, s_ulonglong, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_ctx_ulonglong_iget_req"); shmemx_iget_req(SHMEM_CTX_DEFAULT, d_ulonglong, s_ulonglong, 1, 1, 1, me, &req); check("shmemx_iget_req");
+    expect("shmemx_float_put_signal_req"); shmemx_put_signal_req(d_float, s_float, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_float_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_float, s_float, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_double_put_signal_req"); shmemx_put_signal_req(d_double, s_double, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_double_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_double, s_double, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_longdouble_put_signal_req"); shmemx_put_signal_req(d_longdouble, s_longdouble, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_longdouble_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_longdouble, s_longdouble, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_char_put_signal_req"); shmemx_put_signal_req(d_char, s_char, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_char_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_char, s_char, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_schar_put_signal_req"); shmemx_put_signal_req(d_schar, s_schar, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_schar_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_schar, s_schar, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_short_put_signal_req"); shmemx_put_signal_req(d_short, s_short, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_short_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_short, s_short, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_int_put_signal_req"); shmemx_put_signal_req(d_int, s_int, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_int_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_int, s_int, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_long_put_signal_req"); shmemx_put_signal_req(d_long, s_long, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_long_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_long, s_long, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_longlong_put_signal_req"); shmemx_put_signal_req(d_longlong, s_longlong, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_longlong_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_longlong, s_longlong, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_uchar_put_signal_req"); shmemx_put_signal_req(d_uchar, s_uchar, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_uchar_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_uchar, s_uchar, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ushort_put_signal_req"); shmemx_put_signal_req(d_ushort, s_ushort, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_ushort_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_ushort, s_ushort, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_uint_put_signal_req"); shmemx_put_signal_req(d_uint, s_uint, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_uint_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_uint, s_uint, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ulong_put_signal_req"); shmemx_put_signal_req(d_ulong, s_ulong, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_ulong_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_ulong, s_ulong, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ulonglong_put_signal_req"); shmemx_put_signal_req(d_ulonglong, s_ulonglong, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_ctx_ulonglong_put_signal_req"); shmemx_put_signal_req(SHMEM_CTX_DEFAULT, d_ulonglong, s_ulonglong, 1, &sig, 1, SHMEM_SIGNAL_SET, me, &req); check("shmemx_put_signal_req");
+    expect("shmemx_float_atomic_fetch_req"); shmemx_atomic_fetch_req(f_float, s_float, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_ctx_float_atomic_fetch_req"); shmemx_atomic_fetch_req(SHMEM_CTX_DEFAULT, f_float, s_float, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_double_atomic_fetch_req"); shmemx_atomic_fetch_req(f_double, s_double, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_ctx_double_atomic_fetch_req"); shmemx_atomic_fetch_req(SHMEM_CTX_DEFAULT, f_double, s_double, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_int_atomic_fetch_req"); shmemx_atomic_fetch_req(f_int, s_int, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_ctx_int_atomic_fetch_req"); shmemx_atomic_fetch_req(SHMEM_CTX_DEFAULT, f_int, s_int, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_long_atomic_fetch_req"); shmemx_atomic_fetch_req(f_long, s_long, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_ctx_long_atomic_fetch_req"); shmemx_atomic_fetch_req(SHMEM_CTX_DEFAULT, f_long, s_long, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_longlong_atomic_fetch_req"); shmemx_atomic_fetch_req(f_longlong, s_longlong, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_ctx_longlong_atomic_fetch_req"); shmemx_atomic_fetch_req(SHMEM_CTX_DEFAULT, f_longlong, s_longlong, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_uint_atomic_fetch_req"); shmemx_atomic_fetch_req(f_uint, s_uint, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_ctx_uint_atomic_fetch_req"); shmemx_atomic_fetch_req(SHMEM_CTX_DEFAULT, f_uint, s_uint, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_ulong_atomic_fetch_req"); shmemx_atomic_fetch_req(f_ulong, s_ulong, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_ctx_ulong_atomic_fetch_req"); shmemx_atomic_fetch_req(SHMEM_CTX_DEFAULT, f_ulong, s_ulong, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_ulonglong_atomic_fetch_req"); shmemx_atomic_fetch_req(f_ulonglong, s_ulonglong, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_ctx_ulonglong_atomic_fetch_req"); shmemx_atomic_fetch_req(SHMEM_CTX_DEFAULT, f_ulonglong, s_ulonglong, me, &req); check("shmemx_atomic_fetch_req");
+    expect("shmemx_int_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(f_int, d_int, (int)0, (int)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_ctx_int_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(SHMEM_CTX_DEFAULT, f_int, d_int, (int)0, (int)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_long_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(f_long, d_long, (long)0, (long)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_ctx_long_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(SHMEM_CTX_DEFAULT, f_long, d_long, (long)0, (long)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_longlong_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(f_longlong, d_longlong, (long long)0, (long long)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_ctx_longlong_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(SHMEM_CTX_DEFAULT, f_longlong, d_longlong, (long long)0, (long long)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_uint_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(f_uint, d_uint, (unsigned int)0, (unsigned int)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_ctx_uint_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(SHMEM_CTX_DEFAULT, f_uint, d_uint, (unsigned int)0, (unsigned int)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_ulong_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(f_ulong, d_ulong, (unsigned long)0, (unsigned long)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_ctx_ulong_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(SHMEM_CTX_DEFAULT, f_ulong, d_ulong, (unsigned long)0, (unsigned long)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_ulonglong_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(f_ulonglong, d_ulonglong, (unsigned long long)0, (unsigned long long)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_ctx_ulonglong_atomic_compare_swap_req"); shmemx_atomic_compare_swap_req(SHMEM_CTX_DEFAULT, f_ulonglong, d_ulonglong, (unsigned long long)0, (unsigned long long)0, me, &req); check("shmemx_atomic_compare_swap_req");
+    expect("shmemx_float_atomic_swap_req"); shmemx_atomic_swap_req(f_float, d_float, (float)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_ctx_float_atomic_swap_req"); shmemx_atomic_swap_req(SHMEM_CTX_DEFAULT, f_float, d_float, (float)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_double_atomic_swap_req"); shmemx_atomic_swap_req(f_double, d_double, (double)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_ctx_double_atomic_swap_req"); shmemx_atomic_swap_req(SHMEM_CTX_DEFAULT, f_double, d_double, (double)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_int_atomic_swap_req"); shmemx_atomic_swap_req(f_int, d_int, (int)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_ctx_int_atomic_swap_req"); shmemx_atomic_swap_req(SHMEM_CTX_DEFAULT, f_int, d_int, (int)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_long_atomic_swap_req"); shmemx_atomic_swap_req(f_long, d_long, (long)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_ctx_long_atomic_swap_req"); shmemx_atomic_swap_req(SHMEM_CTX_DEFAULT, f_long, d_long, (long)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_longlong_atomic_swap_req"); shmemx_atomic_swap_req(f_longlong, d_longlong, (long long)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_ctx_longlong_atomic_swap_req"); shmemx_atomic_swap_req(SHMEM_CTX_DEFAULT, f_longlong, d_longlong, (long long)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_uint_atomic_swap_req"); shmemx_atomic_swap_req(f_uint, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_ctx_uint_atomic_swap_req"); shmemx_atomic_swap_req(SHMEM_CTX_DEFAULT, f_uint, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_ulong_atomic_swap_req"); shmemx_atomic_swap_req(f_ulong, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_ctx_ulong_atomic_swap_req"); shmemx_atomic_swap_req(SHMEM_CTX_DEFAULT, f_ulong, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_ulonglong_atomic_swap_req"); shmemx_atomic_swap_req(f_ulonglong, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_ctx_ulonglong_atomic_swap_req"); shmemx_atomic_swap_req(SHMEM_CTX_DEFAULT, f_ulonglong, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_swap_req");
+    expect("shmemx_int_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(f_int, d_int, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_ctx_int_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(SHMEM_CTX_DEFAULT, f_int, d_int, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_long_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(f_long, d_long, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_ctx_long_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(SHMEM_CTX_DEFAULT, f_long, d_long, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_longlong_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(f_longlong, d_longlong, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_ctx_longlong_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(SHMEM_CTX_DEFAULT, f_longlong, d_longlong, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_uint_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(f_uint, d_uint, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_ctx_uint_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(SHMEM_CTX_DEFAULT, f_uint, d_uint, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_ulong_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(f_ulong, d_ulong, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_ctx_ulong_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(SHMEM_CTX_DEFAULT, f_ulong, d_ulong, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_ulonglong_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(f_ulonglong, d_ulonglong, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_ctx_ulonglong_atomic_fetch_inc_req"); shmemx_atomic_fetch_inc_req(SHMEM_CTX_DEFAULT, f_ulonglong, d_ulonglong, me, &req); check("shmemx_atomic_fetch_inc_req");
+    expect("shmemx_int_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(f_int, d_int, (int)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_ctx_int_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(SHMEM_CTX_DEFAULT, f_int, d_int, (int)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_long_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(f_long, d_long, (long)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_ctx_long_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(SHMEM_CTX_DEFAULT, f_long, d_long, (long)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_longlong_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(f_longlong, d_longlong, (long long)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_ctx_longlong_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(SHMEM_CTX_DEFAULT, f_longlong, d_longlong, (long long)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_uint_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(f_uint, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_ctx_uint_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(SHMEM_CTX_DEFAULT, f_uint, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_ulong_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(f_ulong, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_ctx_ulong_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(SHMEM_CTX_DEFAULT, f_ulong, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_ulonglong_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(f_ulonglong, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_ctx_ulonglong_atomic_fetch_add_req"); shmemx_atomic_fetch_add_req(SHMEM_CTX_DEFAULT, f_ulonglong, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_fetch_add_req");
+    expect("shmemx_uint_atomic_fetch_and_req"); shmemx_atomic_fetch_and_req(f_uint, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_fetch_and_req");
+    expect("shmemx_ctx_uint_atomic_fetch_and_req"); shmemx_atomic_fetch_and_req(SHMEM_CTX_DEFAULT, f_uint, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_fetch_and_req");
+    expect("shmemx_ulong_atomic_fetch_and_req"); shmemx_atomic_fetch_and_req(f_ulong, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_fetch_and_req");
+    expect("shmemx_ctx_ulong_atomic_fetch_and_req"); shmemx_atomic_fetch_and_req(SHMEM_CTX_DEFAULT, f_ulong, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_fetch_and_req");
+    expect("shmemx_ulonglong_atomic_fetch_and_req"); shmemx_atomic_fetch_and_req(f_ulonglong, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_fetch_and_req");
+    expect("shmemx_ctx_ulonglong_atomic_fetch_and_req"); shmemx_atomic_fetch_and_req(SHMEM_CTX_DEFAULT, f_ulonglong, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_fetch_and_req");
+    expect("shmemx_int32_atomic_fetch_and_req"); shmemx_atomic_fetch_and_req(f_int32, d_int32, (int32_t)0, me, &req); check("shmemx_atomic_fetch_and_req");
+    expect("shmemx_ctx_int32_atomic_fetch_and_req"); shmemx_atomic_fetch_and_req(SHMEM_CTX_DEFAULT, f_int32, d_int32, (int32_t)0, me, &req); check("shmemx_atomic_fetch_and_req");
+    expect("shmemx_int64_atomic_fetch_and_req"); shmemx_atomic_fetch_and_req(f_int64, d_int64, (int64_t)0, me, &req); check("shmemx_atomic_fetch_and_req");
+    expect("shmemx_ctx_int64_atomic_fetch_and_req"); shmemx_atomic_fetch_and_req(SHMEM_CTX_DEFAULT, f_int64, d_int64, (int64_t)0, me, &req); check("shmemx_atomic_fetch_and_req");
+    expect("shmemx_uint_atomic_fetch_or_req"); shmemx_atomic_fetch_or_req(f_uint, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_fetch_or_req");
+    expect("shmemx_ctx_uint_atomic_fetch_or_req"); shmemx_atomic_fetch_or_req(SHMEM_CTX_DEFAULT, f_uint, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_fetch_or_req");
+    expect("shmemx_ulong_atomic_fetch_or_req"); shmemx_atomic_fetch_or_req(f_ulong, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_fetch_or_req");
+    expect("shmemx_ctx_ulong_atomic_fetch_or_req"); shmemx_atomic_fetch_or_req(SHMEM_CTX_DEFAULT, f_ulong, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_fetch_or_req");
+    expect("shmemx_ulonglong_atomic_fetch_or_req"); shmemx_atomic_fetch_or_req(f_ulonglong, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_fetch_or_req");
+    expect("shmemx_ctx_ulonglong_atomic_fetch_or_req"); shmemx_atomic_fetch_or_req(SHMEM_CTX_DEFAULT, f_ulonglong, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_fetch_or_req");
+    expect("shmemx_int32_atomic_fetch_or_req"); shmemx_atomic_fetch_or_req(f_int32, d_int32, (int32_t)0, me, &req); check("shmemx_atomic_fetch_or_req");
+    expect("shmemx_ctx_int32_atomic_fetch_or_req"); shmemx_atomic_fetch_or_req(SHMEM_CTX_DEFAULT, f_int32, d_int32, (int32_t)0, me, &req); check("shmemx_atomic_fetch_or_req");
+    expect("shmemx_int64_atomic_fetch_or_req"); shmemx_atomic_fetch_or_req(f_int64, d_int64, (int64_t)0, me, &req); check("shmemx_atomic_fetch_or_req");
+    expect("shmemx_ctx_int64_atomic_fetch_or_req"); shmemx_atomic_fetch_or_req(SHMEM_CTX_DEFAULT, f_int64, d_int64, (int64_t)0, me, &req); check("shmemx_atomic_fetch_or_req");
+    expect("shmemx_uint_atomic_fetch_xor_req"); shmemx_atomic_fetch_xor_req(f_uint, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_fetch_xor_req");
+    expect("shmemx_ctx_uint_atomic_fetch_xor_req"); shmemx_atomic_fetch_xor_req(SHMEM_CTX_DEFAULT, f_uint, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_fetch_xor_req");
+    expect("shmemx_ulong_atomic_fetch_xor_req"); shmemx_atomic_fetch_xor_req(f_ulong, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_fetch_xor_req");
+    expect("shmemx_ctx_ulong_atomic_fetch_xor_req"); shmemx_atomic_fetch_xor_req(SHMEM_CTX_DEFAULT, f_ulong, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_fetch_xor_req");
+    expect("shmemx_ulonglong_atomic_fetch_xor_req"); shmemx_atomic_fetch_xor_req(f_ulonglong, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_fetch_xor_req");
+    expect("shmemx_ctx_ulonglong_atomic_fetch_xor_req"); shmemx_atomic_fetch_xor_req(SHMEM_CTX_DEFAULT, f_ulonglong, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_fetch_xor_req");
+    expect("shmemx_int32_atomic_fetch_xor_req"); shmemx_atomic_fetch_xor_req(f_int32, d_int32, (int32_t)0, me, &req); check("shmemx_atomic_fetch_xor_req");
+    expect("shmemx_ctx_int32_atomic_fetch_xor_req"); shmemx_atomic_fetch_xor_req(SHMEM_CTX_DEFAULT, f_int32, d_int32, (int32_t)0, me, &req); check("shmemx_atomic_fetch_xor_req");
+    expect("shmemx_int64_atomic_fetch_xor_req"); shmemx_atomic_fetch_xor_req(f_int64, d_int64, (int64_t)0, me, &req); check("shmemx_atomic_fetch_xor_req");
+    expect("shmemx_ctx_int64_atomic_fetch_xor_req"); shmemx_atomic_fetch_xor_req(SHMEM_CTX_DEFAULT, f_int64, d_int64, (int64_t)0, me, &req); check("shmemx_atomic_fetch_xor_req");
+    expect("shmemx_float_atomic_set_req"); shmemx_atomic_set_req(d_float, (float)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_ctx_float_atomic_set_req"); shmemx_atomic_set_req(SHMEM_CTX_DEFAULT, d_float, (float)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_double_atomic_set_req"); shmemx_atomic_set_req(d_double, (double)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_ctx_double_atomic_set_req"); shmemx_atomic_set_req(SHMEM_CTX_DEFAULT, d_double, (double)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_int_atomic_set_req"); shmemx_atomic_set_req(d_int, (int)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_ctx_int_atomic_set_req"); shmemx_atomic_set_req(SHMEM_CTX_DEFAULT, d_int, (int)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_long_atomic_set_req"); shmemx_atomic_set_req(d_long, (long)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_ctx_long_atomic_set_req"); shmemx_atomic_set_req(SHMEM_CTX_DEFAULT, d_long, (long)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_longlong_atomic_set_req"); shmemx_atomic_set_req(d_longlong, (long long)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_ctx_longlong_atomic_set_req"); shmemx_atomic_set_req(SHMEM_CTX_DEFAULT, d_longlong, (long long)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_uint_atomic_set_req"); shmemx_atomic_set_req(d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_ctx_uint_atomic_set_req"); shmemx_atomic_set_req(SHMEM_CTX_DEFAULT, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_ulong_atomic_set_req"); shmemx_atomic_set_req(d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_ctx_ulong_atomic_set_req"); shmemx_atomic_set_req(SHMEM_CTX_DEFAULT, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_ulonglong_atomic_set_req"); shmemx_atomic_set_req(d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_ctx_ulonglong_atomic_set_req"); shmemx_atomic_set_req(SHMEM_CTX_DEFAULT, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_set_req");
+    expect("shmemx_int_atomic_inc_req"); shmemx_atomic_inc_req(d_int, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_ctx_int_atomic_inc_req"); shmemx_atomic_inc_req(SHMEM_CTX_DEFAULT, d_int, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_long_atomic_inc_req"); shmemx_atomic_inc_req(d_long, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_ctx_long_atomic_inc_req"); shmemx_atomic_inc_req(SHMEM_CTX_DEFAULT, d_long, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_longlong_atomic_inc_req"); shmemx_atomic_inc_req(d_longlong, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_ctx_longlong_atomic_inc_req"); shmemx_atomic_inc_req(SHMEM_CTX_DEFAULT, d_longlong, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_uint_atomic_inc_req"); shmemx_atomic_inc_req(d_uint, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_ctx_uint_atomic_inc_req"); shmemx_atomic_inc_req(SHMEM_CTX_DEFAULT, d_uint, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_ulong_atomic_inc_req"); shmemx_atomic_inc_req(d_ulong, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_ctx_ulong_atomic_inc_req"); shmemx_atomic_inc_req(SHMEM_CTX_DEFAULT, d_ulong, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_ulonglong_atomic_inc_req"); shmemx_atomic_inc_req(d_ulonglong, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_ctx_ulonglong_atomic_inc_req"); shmemx_atomic_inc_req(SHMEM_CTX_DEFAULT, d_ulonglong, me, &req); check("shmemx_atomic_inc_req");
+    expect("shmemx_int_atomic_add_req"); shmemx_atomic_add_req(d_int, (int)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_ctx_int_atomic_add_req"); shmemx_atomic_add_req(SHMEM_CTX_DEFAULT, d_int, (int)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_long_atomic_add_req"); shmemx_atomic_add_req(d_long, (long)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_ctx_long_atomic_add_req"); shmemx_atomic_add_req(SHMEM_CTX_DEFAULT, d_long, (long)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_longlong_atomic_add_req"); shmemx_atomic_add_req(d_longlong, (long long)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_ctx_longlong_atomic_add_req"); shmemx_atomic_add_req(SHMEM_CTX_DEFAULT, d_longlong, (long long)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_uint_atomic_add_req"); shmemx_atomic_add_req(d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_ctx_uint_atomic_add_req"); shmemx_atomic_add_req(SHMEM_CTX_DEFAULT, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_ulong_atomic_add_req"); shmemx_atomic_add_req(d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_ctx_ulong_atomic_add_req"); shmemx_atomic_add_req(SHMEM_CTX_DEFAULT, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_ulonglong_atomic_add_req"); shmemx_atomic_add_req(d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_ctx_ulonglong_atomic_add_req"); shmemx_atomic_add_req(SHMEM_CTX_DEFAULT, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_add_req");
+    expect("shmemx_uint_atomic_and_req"); shmemx_atomic_and_req(d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_and_req");
+    expect("shmemx_ctx_uint_atomic_and_req"); shmemx_atomic_and_req(SHMEM_CTX_DEFAULT, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_and_req");
+    expect("shmemx_ulong_atomic_and_req"); shmemx_atomic_and_req(d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_and_req");
+    expect("shmemx_ctx_ulong_atomic_and_req"); shmemx_atomic_and_req(SHMEM_CTX_DEFAULT, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_and_req");
+    expect("shmemx_ulonglong_atomic_and_req"); shmemx_atomic_and_req(d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_and_req");
+    expect("shmemx_ctx_ulonglong_atomic_and_req"); shmemx_atomic_and_req(SHMEM_CTX_DEFAULT, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_and_req");
+    expect("shmemx_int32_atomic_and_req"); shmemx_atomic_and_req(d_int32, (int32_t)0, me, &req); check("shmemx_atomic_and_req");
+    expect("shmemx_ctx_int32_atomic_and_req"); shmemx_atomic_and_req(SHMEM_CTX_DEFAULT, d_int32, (int32_t)0, me, &req); check("shmemx_atomic_and_req");
+    expect("shmemx_int64_atomic_and_req"); shmemx_atomic_and_req(d_int64, (int64_t)0, me, &req); check("shmemx_atomic_and_req");
+    expect("shmemx_ctx_int64_atomic_and_req"); shmemx_atomic_and_req(SHMEM_CTX_DEFAULT, d_int64, (int64_t)0, me, &req); check("shmemx_atomic_and_req");
+    expect("shmemx_uint_atomic_or_req"); shmemx_atomic_or_req(d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_or_req");
+    expect("shmemx_ctx_uint_atomic_or_req"); shmemx_atomic_or_req(SHMEM_CTX_DEFAULT, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_or_req");
+    expect("shmemx_ulong_atomic_or_req"); shmemx_atomic_or_req(d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_or_req");
+    expect("shmemx_ctx_ulong_atomic_or_req"); shmemx_atomic_or_req(SHMEM_CTX_DEFAULT, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_or_req");
+    expect("shmemx_ulonglong_atomic_or_req"); shmemx_atomic_or_req(d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_or_req");
+    expect("shmemx_ctx_ulonglong_atomic_or_req"); shmemx_atomic_or_req(SHMEM_CTX_DEFAULT, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_or_req");
+    expect("shmemx_int32_atomic_or_req"); shmemx_atomic_or_req(d_int32, (int32_t)0, me, &req); check("shmemx_atomic_or_req");
+    expect("shmemx_ctx_int32_atomic_or_req"); shmemx_atomic_or_req(SHMEM_CTX_DEFAULT, d_int32, (int32_t)0, me, &req); check("shmemx_atomic_or_req");
+    expect("shmemx_int64_atomic_or_req"); shmemx_atomic_or_req(d_int64, (int64_t)0, me, &req); check("shmemx_atomic_or_req");
+    expect("shmemx_ctx_int64_atomic_or_req"); shmemx_atomic_or_req(SHMEM_CTX_DEFAULT, d_int64, (int64_t)0, me, &req); check("shmemx_atomic_or_req");
+    expect("shmemx_uint_atomic_xor_req"); shmemx_atomic_xor_req(d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_xor_req");
+    expect("shmemx_ctx_uint_atomic_xor_req"); shmemx_atomic_xor_req(SHMEM_CTX_DEFAULT, d_uint, (unsigned int)0, me, &req); check("shmemx_atomic_xor_req");
+    expect("shmemx_ulong_atomic_xor_req"); shmemx_atomic_xor_req(d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_xor_req");
+    expect("shmemx_ctx_ulong_atomic_xor_req"); shmemx_atomic_xor_req(SHMEM_CTX_DEFAULT, d_ulong, (unsigned long)0, me, &req); check("shmemx_atomic_xor_req");
+    expect("shmemx_ulonglong_atomic_xor_req"); shmemx_atomic_xor_req(d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_xor_req");
+    expect("shmemx_ctx_ulonglong_atomic_xor_req"); shmemx_atomic_xor_req(SHMEM_CTX_DEFAULT, d_ulonglong, (unsigned long long)0, me, &req); check("shmemx_atomic_xor_req");
+    expect("shmemx_int32_atomic_xor_req"); shmemx_atomic_xor_req(d_int32, (int32_t)0, me, &req); check("shmemx_atomic_xor_req");
+    expect("shmemx_ctx_int32_atomic_xor_req"); shmemx_atomic_xor_req(SHMEM_CTX_DEFAULT, d_int32, (int32_t)0, me, &req); check("shmemx_atomic_xor_req");
+    expect("shmemx_int64_atomic_xor_req"); shmemx_atomic_xor_req(d_int64, (int64_t)0, me, &req); check("shmemx_atomic_xor_req");
+    expect("shmemx_ctx_int64_atomic_xor_req"); shmemx_atomic_xor_req(SHMEM_CTX_DEFAULT, d_int64, (int64_t)0, me, &req); check("shmemx_atomic_xor_req");
     expect("shmem_team_sync"); (void)shmem_sync(SHMEM_TEAM_WORLD); check("shmem_sync");
     expect("shmem_ctx_signal_add"); shmem_signal_add(SHMEM_CTX_DEFAULT, &sig, 1, me); check("shmem_signal_add");
     expect("shmem_ctx_signal_set"); shmem_signal_set(SHMEM_CTX_DEFAULT, &sig, 1, me); check("shmem_signal_set");

@@ -1,0 +1,53 @@
+/* req.c -- the routines of request handles (shmemx.h, docs/requests.md);
+ * the `_req` operations are generated shims (gen/shims_req.c). */
+#include "api/api_inline.h"
+#include "core/req.h"
+
+static void check_reqs(const char *fn, const char *what, const void *reqs, size_t n)
+{
+    shr_check_init(fn);
+    shr_check_local(fn, what, reqs, n);
+}
+
+void pshmemx_req_merge(shmemx_req_t *into, shmemx_req_t *from)
+{
+    SHR_API_CHECK((check_reqs("shmemx_req_merge", "into", into, 1),
+                   check_reqs("shmemx_req_merge", "from", from, 1)));
+    shr_req_merge("shmemx_req_merge", into, from);
+}
+SHR_API_ALIAS(shmemx_req_merge)
+
+int pshmemx_req_test(shmemx_req_t *req)
+{
+    SHR_API_CHECK(check_reqs("shmemx_req_test", "req", req, 1));
+    return shr_req_test("shmemx_req_test", req);
+}
+SHR_API_ALIAS(shmemx_req_test)
+
+void pshmemx_req_wait(shmemx_req_t *req)
+{
+    SHR_API_CHECK(check_reqs("shmemx_req_wait", "req", req, 1));
+    shr_req_wait("shmemx_req_wait", req);
+}
+SHR_API_ALIAS(shmemx_req_wait)
+
+void pshmemx_req_wait_all(size_t n, shmemx_req_t *reqs)
+{
+    SHR_API_CHECK(check_reqs("shmemx_req_wait_all", "reqs", reqs, n));
+    shr_req_wait_all("shmemx_req_wait_all", n, reqs);
+}
+SHR_API_ALIAS(shmemx_req_wait_all)
+
+size_t pshmemx_req_wait_any(size_t n, shmemx_req_t *reqs)
+{
+    SHR_API_CHECK(check_reqs("shmemx_req_wait_any", "reqs", reqs, n));
+    return shr_req_wait_any("shmemx_req_wait_any", n, reqs);
+}
+SHR_API_ALIAS(shmemx_req_wait_any)
+
+void pshmemx_req_split(shmemx_req_t *req, int nthreads, int rank)
+{
+    SHR_API_CHECK(check_reqs("shmemx_req_split", "req", req, 1));
+    shr_req_split("shmemx_req_split", req, nthreads, rank);
+}
+SHR_API_ALIAS(shmemx_req_split)
