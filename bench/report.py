@@ -647,7 +647,8 @@ def finish(ax, title, ylabel, small=False):
     ax.set_xlabel("PEs" if "PEs" in title else "message size (bytes)", fontsize=8 if small else 10)
     ax.set_ylabel(ylabel, fontsize=8 if small else 10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=6 if small else 7)
+    if ax.get_legend_handles_labels()[0]:    # a panel without data (e.g. a set with no collectives) has none
+        ax.legend(fontsize=6 if small else 7)
 
 
 # ---------------------------------------------------------------- output: report.md
