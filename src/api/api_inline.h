@@ -20,10 +20,18 @@
 #include "core/rma_inline.h"
 #include "util/log.h"
 
-/* World PE of `pe` on ctx; free for SHMEM_CTX_DEFAULT (a constant). */
-static SHR_ALWAYS_INLINE int shr_api_world_pe(shr_ctx_t *ctx, int pe)
+/* World PE of `pe` on ctx; free for SHMEM_CTX_DEFAULT (a constant), whose
+ * PE range the data path checks (shr_user_ptr).  Another context's team PE
+ * is range-checked here, always, before it indexes the team's map. */
+static SHR_ALWAYS_INLINE int shr_api_world_pe(const char *fn, shr_ctx_t *ctx, int pe)
 {
-    return ctx == SHMEM_CTX_DEFAULT ? pe : shr_ctx_world_pe(ctx, pe);
+    if (ctx == SHMEM_CTX_DEFAULT) {
+        return pe;
+    }
+    if (SHR_UNLIKELY((unsigned)pe >= (unsigned)ctx->n_pes)) {
+        shr_check_ctx_pe(fn, ctx, pe);
+    }
+    return shr_ctx_world_pe(ctx, pe);
 }
 
 /* Always on, not gated: an invalid comparison would silently wait for (or
@@ -53,7 +61,7 @@ static SHR_ALWAYS_INLINE void shr_api_put(const char *fn, shr_ctx_t *ctx, void *
 {
     SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
-    shr_rma_put(ctx, dest, src, len, shr_api_world_pe(ctx, pe), false);
+    shr_rma_put(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), false);
 }
 
 static SHR_ALWAYS_INLINE void shr_api_put_nbi(const char *fn, shr_ctx_t *ctx, void *dest,
@@ -61,7 +69,7 @@ static SHR_ALWAYS_INLINE void shr_api_put_nbi(const char *fn, shr_ctx_t *ctx, vo
 {
     SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
-    shr_rma_put(ctx, dest, src, len, shr_api_world_pe(ctx, pe), true);
+    shr_rma_put(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), true);
 }
 
 static SHR_ALWAYS_INLINE void shr_api_p(const char *fn, shr_ctx_t *ctx, void *dest,
@@ -69,7 +77,7 @@ static SHR_ALWAYS_INLINE void shr_api_p(const char *fn, shr_ctx_t *ctx, void *de
 {
     SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "value", value, size, pe));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", size, dest, pe);
-    shr_rma_put(ctx, dest, value, size, shr_api_world_pe(ctx, pe), false);
+    shr_rma_put(fn, ctx, dest, value, size, shr_api_world_pe(fn, ctx, pe), false);
 }
 
 static SHR_ALWAYS_INLINE void shr_api_get(const char *fn, shr_ctx_t *ctx, void *dest,
@@ -77,7 +85,7 @@ static SHR_ALWAYS_INLINE void shr_api_get(const char *fn, shr_ctx_t *ctx, void *
 {
     SHR_API_CHECK(shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", len, src, pe);
-    shr_rma_get(ctx, dest, src, len, shr_api_world_pe(ctx, pe), false);
+    shr_rma_get(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), false);
 }
 
 static SHR_ALWAYS_INLINE void shr_api_get_nbi(const char *fn, shr_ctx_t *ctx, void *dest,
@@ -85,7 +93,7 @@ static SHR_ALWAYS_INLINE void shr_api_get_nbi(const char *fn, shr_ctx_t *ctx, vo
 {
     SHR_API_CHECK(shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", len, src, pe);
-    shr_rma_get(ctx, dest, src, len, shr_api_world_pe(ctx, pe), true);
+    shr_rma_get(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), true);
 }
 
 static SHR_ALWAYS_INLINE void shr_api_g(const char *fn, shr_ctx_t *ctx, void *value,
@@ -93,7 +101,7 @@ static SHR_ALWAYS_INLINE void shr_api_g(const char *fn, shr_ctx_t *ctx, void *va
 {
     SHR_API_CHECK((shr_check_ctx_pe(fn, ctx, pe), shr_check_symmetric(fn, "source", src, size)));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", size, src, pe);
-    shr_rma_get(ctx, value, src, size, shr_api_world_pe(ctx, pe), false);
+    shr_rma_get(fn, ctx, value, src, size, shr_api_world_pe(fn, ctx, pe), false);
 }
 
 static SHR_ALWAYS_INLINE void shr_api_iput(const char *fn, shr_ctx_t *ctx, void *dest,
@@ -104,7 +112,8 @@ static SHR_ALWAYS_INLINE void shr_api_iput(const char *fn, shr_ctx_t *ctx, void 
                                     nblocks, elem, pe));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu blocks of %zu x %zu bytes to %p on PE %d", nblocks, bsize,
                   elem, dest, pe);
-    shr_rma_iput(ctx, dest, src, dst, sst, bsize, nblocks, elem, shr_api_world_pe(ctx, pe));
+    shr_rma_iput(fn, ctx, dest, src, dst, sst, bsize, nblocks, elem,
+                 shr_api_world_pe(fn, ctx, pe));
 }
 
 static SHR_ALWAYS_INLINE void shr_api_iget(const char *fn, shr_ctx_t *ctx, void *dest,
@@ -115,7 +124,8 @@ static SHR_ALWAYS_INLINE void shr_api_iget(const char *fn, shr_ctx_t *ctx, void 
                                     nblocks, elem, pe));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu blocks of %zu x %zu bytes from %p on PE %d", nblocks,
                   bsize, elem, src, pe);
-    shr_rma_iget(ctx, dest, src, dst, sst, bsize, nblocks, elem, shr_api_world_pe(ctx, pe));
+    shr_rma_iget(fn, ctx, dest, src, dst, sst, bsize, nblocks, elem,
+                 shr_api_world_pe(fn, ctx, pe));
 }
 
 /* ---- AMO: values as bit patterns of the operand width ---- */
@@ -151,7 +161,7 @@ static SHR_ALWAYS_INLINE uint64_t shr_api_amo(const char *fn, shr_ctx_t *ctx, sh
 {
     SHR_API_CHECK(shr_check_amo(fn, ctx, dest, size, pe));
     SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
-    return shr_amo(ctx, op, dest, value, cond, size, shr_api_world_pe(ctx, pe));
+    return shr_amo(fn, ctx, op, dest, value, cond, size, shr_api_world_pe(fn, ctx, pe));
 }
 
 static SHR_ALWAYS_INLINE void shr_api_amo_nbi(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op,
@@ -161,7 +171,7 @@ static SHR_ALWAYS_INLINE void shr_api_amo_nbi(const char *fn, shr_ctx_t *ctx, sh
     SHR_API_CHECK((shr_check_amo(fn, ctx, dest, size, pe),
                    shr_check_local(fn, "fetch", fetch, size)));
     SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
-    shr_amo_nbi(ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(ctx, pe));
+    shr_amo_nbi(fn, ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(fn, ctx, pe));
 }
 
 /* ---- request handles (shmemx.h): the same checks, then core/req_inline.h ---- */
@@ -172,7 +182,7 @@ static SHR_ALWAYS_INLINE void shr_api_put_req(const char *fn, shr_ctx_t *ctx, vo
     SHR_API_CHECK((shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe),
                    shr_check_local(fn, "req", req, 1)));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
-    shr_req_put(fn, ctx, dest, src, len, shr_api_world_pe(ctx, pe), req);
+    shr_req_put(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), req);
 }
 
 static SHR_ALWAYS_INLINE void shr_api_get_req(const char *fn, shr_ctx_t *ctx, void *dest,
@@ -182,7 +192,7 @@ static SHR_ALWAYS_INLINE void shr_api_get_req(const char *fn, shr_ctx_t *ctx, vo
     SHR_API_CHECK((shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe),
                    shr_check_local(fn, "req", req, 1)));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", len, src, pe);
-    shr_req_get(fn, ctx, dest, src, len, shr_api_world_pe(ctx, pe), req);
+    shr_req_get(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), req);
 }
 
 static SHR_ALWAYS_INLINE void shr_api_iput_req(const char *fn, shr_ctx_t *ctx, void *dest,
@@ -193,7 +203,7 @@ static SHR_ALWAYS_INLINE void shr_api_iput_req(const char *fn, shr_ctx_t *ctx, v
     SHR_API_CHECK((shr_check_strided(fn, ctx, "dest", dest, dst, "source", src, sst, 1, nelems,
                                      elem, pe),
                    shr_check_local(fn, "req", req, 1)));
-    shr_req_iput(fn, ctx, dest, src, dst, sst, 1, nelems, elem, shr_api_world_pe(ctx, pe), req);
+    shr_req_iput(fn, ctx, dest, src, dst, sst, 1, nelems, elem, shr_api_world_pe(fn, ctx, pe), req);
 }
 
 static SHR_ALWAYS_INLINE void shr_api_iget_req(const char *fn, shr_ctx_t *ctx, void *dest,
@@ -204,7 +214,7 @@ static SHR_ALWAYS_INLINE void shr_api_iget_req(const char *fn, shr_ctx_t *ctx, v
     SHR_API_CHECK((shr_check_strided(fn, ctx, "source", src, sst, "dest", dest, dst, 1, nelems,
                                      elem, pe),
                    shr_check_local(fn, "req", req, 1)));
-    shr_req_iget(fn, ctx, dest, src, dst, sst, 1, nelems, elem, shr_api_world_pe(ctx, pe), req);
+    shr_req_iget(fn, ctx, dest, src, dst, sst, 1, nelems, elem, shr_api_world_pe(fn, ctx, pe), req);
 }
 
 /* fetch is NULL for the non-fetching operations */
@@ -216,7 +226,7 @@ static SHR_ALWAYS_INLINE void shr_api_amo_req(const char *fn, shr_ctx_t *ctx, sh
     SHR_API_CHECK((shr_check_amo(fn, ctx, dest, size, pe), shr_check_local(fn, "req", req, 1),
                    fetch != NULL ? shr_check_local(fn, "fetch", fetch, size) : (void)0));
     SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
-    shr_req_amo(fn, ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(ctx, pe), req);
+    shr_req_amo(fn, ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(fn, ctx, pe), req);
 }
 
 static SHR_ALWAYS_INLINE void shr_api_put_signal_req(const char *fn, shr_ctx_t *ctx, void *dest,
@@ -228,7 +238,7 @@ static SHR_ALWAYS_INLINE void shr_api_put_signal_req(const char *fn, shr_ctx_t *
                    shr_check_signal(fn, ctx, sig_addr, sig_op, pe),
                    shr_check_local(fn, "req", req, 1)));
     shr_req_put_signal(fn, ctx, dest, src, len, sig_addr, signal, sig_op,
-                       shr_api_world_pe(ctx, pe), req);
+                       shr_api_world_pe(fn, ctx, pe), req);
 }
 
 /* ---- signals ---- */
@@ -242,7 +252,7 @@ static SHR_ALWAYS_INLINE void shr_api_put_signal(const char *fn, shr_ctx_t *ctx,
                    shr_check_signal(fn, ctx, sig_addr, sig_op, pe)));
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p and a signal to %p on PE %d", len, dest,
                   (void *)sig_addr, pe);
-    shr_put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, shr_api_world_pe(ctx, pe),
+    shr_put_signal(fn, ctx, dest, src, len, sig_addr, signal, sig_op, shr_api_world_pe(fn, ctx, pe),
                    nbi);
 }
 

@@ -34,7 +34,7 @@ static void check_same_request(const char *fn, size_t size, size_t align, long h
     *request_slot = mine;
     heap_barrier();
     for (int pe = 0; pe < shr_g.n_pes; pe++) {
-        shr_rma_get(shr_ctx_default, &theirs, request_slot, sizeof(theirs), pe, false);
+        shr_rma_get(NULL, shr_ctx_default, &theirs, request_slot, sizeof(theirs), pe, false);
         if (theirs.size != mine.size || theirs.align != mine.align || theirs.hints != mine.hints) {
             shr_check_fail(fn, "PE %d asked for %zu bytes (alignment %zu, hints %#lx) but PE %d "
                            "for %zu bytes (alignment %zu, hints %#lx); symmetric allocations "

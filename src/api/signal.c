@@ -5,7 +5,7 @@ static void signal_op(const char *fn, shr_ctx_t *ctx, uint64_t *sig_addr, uint64
                       int sig_op, int pe)
 {
     SHR_API_CHECK(shr_check_signal(fn, ctx, sig_addr, sig_op, pe));
-    shr_signal(ctx, sig_addr, signal, sig_op, shr_api_world_pe(ctx, pe));
+    shr_signal(fn, ctx, sig_addr, signal, sig_op, shr_api_world_pe(fn, ctx, pe));
 }
 
 void pshmem_ctx_signal_add(shmem_ctx_t ctx, uint64_t *sig_addr, uint64_t signal, int pe)

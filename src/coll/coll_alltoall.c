@@ -104,7 +104,7 @@ void shr_coll_alltoall_push(shr_coll_t *c, const shr_coll_args_t *a)
         if (contiguous(a)) {
             shr_coll_put(c, dest_block(a, me), src_block(a, m), block_bytes(a), m);
         } else {
-            shr_rma_iput(shr_ctx_default, dest_block(a, me), src_block(a, m), a->dst, a->sst, 1,
+            shr_rma_iput(NULL, shr_ctx_default, dest_block(a, me), src_block(a, m), a->dst, a->sst, 1,
                          a->nelems, a->elem, shr_coll_wpe(c, m));
         }
         shr_coll_add(c, m, SHR_CW_READY, 1);
@@ -125,7 +125,7 @@ void shr_coll_alltoall_pull(shr_coll_t *c, const shr_coll_args_t *a)
         if (contiguous(a)) {
             shr_coll_get(c, dest_block(a, m), src_block(a, me), block_bytes(a), m);
         } else {
-            shr_rma_iget(shr_ctx_default, dest_block(a, m), src_block(a, me), a->dst, a->sst, 1,
+            shr_rma_iget(NULL, shr_ctx_default, dest_block(a, m), src_block(a, me), a->dst, a->sst, 1,
                          a->nelems, a->elem, shr_coll_wpe(c, m));
         }
     }

@@ -33,7 +33,7 @@
 
 static void flag_set(shr_coll_t *c, int member, size_t word, uint64_t value)
 {
-    shr_put_signal(shr_ctx_default, NULL, NULL, 0, &c->sync[word], value, SHMEM_SIGNAL_SET,
+    shr_put_signal(NULL, shr_ctx_default, NULL, NULL, 0, &c->sync[word], value, SHMEM_SIGNAL_SET,
                    shr_coll_wpe(c, member), false);
 }
 

@@ -71,7 +71,7 @@ static const char *member_state(const shr_coll_t *c, int m, char *buf, size_t si
     int pe = shr_coll_wpe(c, m);
 
     if (c->psync != NULL) {
-        shr_rma_get(shr_ctx_default, rec, &shr_team_world->sync[SHR_TA_DBG_CALL], sizeof(rec),
+        shr_rma_get(NULL, shr_ctx_default, rec, &shr_team_world->sync[SHR_TA_DBG_CALL], sizeof(rec),
                     pe, false);
         uint64_t kind = rec[SHR_DBG_ASET_KIND];
         if (kind == (uint64_t)c->kind + 1 && rec[SHR_DBG_ASET_PSYNC] == shr_coll_sym_name(c->psync)) {
@@ -84,7 +84,7 @@ static const char *member_state(const shr_coll_t *c, int m, char *buf, size_t si
                  kind == (uint64_t)c->kind + 1 ? " with another pSync" : "");
         return buf;
     }
-    shr_rma_get(shr_ctx_default, rec, &c->team->sync[SHR_TA_DBG_CALL], sizeof(rec), pe, false);
+    shr_rma_get(NULL, shr_ctx_default, rec, &c->team->sync[SHR_TA_DBG_CALL], sizeof(rec), pe, false);
     bool barrier = c->kind == SHR_COLL_BARRIER;
     uint64_t reached = barrier ? rec[SHR_DBG_EPOCH] : rec[SHR_DBG_SEQ];
     if (reached >= c->seq) {
@@ -184,7 +184,7 @@ static void agree_run(shr_coll_t *c, uint64_t *line, const shr_coll_sig_t *sig)
     }
     shr_coll_sync_all(c, SHR_CW_AGREE1);
     if (c->team->my_pe != 0) {
-        shr_rma_get(shr_ctx_default, theirs, line, sizeof(theirs), shr_coll_wpe(c, 0), false);
+        shr_rma_get(NULL, shr_ctx_default, theirs, line, sizeof(theirs), shr_coll_wpe(c, 0), false);
         describe_members(c, who, sizeof(who));
         if (theirs[0] != line[0]) {
             shr_check_fail(c->fn, "PE %d called a %s on %s while PE %d called a %s; every "

@@ -203,7 +203,7 @@ static inline void shr_hier_put_pipe(shr_coll_t *sub, void *dest, const void *sr
 {
     bool nbi = len >= ((size_t)32 << 10);
 
-    shr_rma_put(shr_ctx_default, dest, src, len, shr_coll_wpe(sub, member), nbi);
+    shr_rma_put(NULL, shr_ctx_default, dest, src, len, shr_coll_wpe(sub, member), nbi);
     *pending_p |= nbi;
 }
 

@@ -235,7 +235,7 @@ static SHR_ALWAYS_INLINE uint64_t shr_coll_wait_ge(shr_coll_t *c, const uint64_t
  * to that member are delivered first. */
 static SHR_ALWAYS_INLINE void shr_coll_add(shr_coll_t *c, int member, size_t w, uint64_t v)
 {
-    shr_put_signal(shr_ctx_default, NULL, NULL, 0, &c->sync[w], v, SHMEM_SIGNAL_ADD,
+    shr_put_signal(NULL, shr_ctx_default, NULL, NULL, 0, &c->sync[w], v, SHMEM_SIGNAL_ADD,
                    shr_coll_wpe(c, member), false);
 }
 
@@ -258,13 +258,13 @@ void shr_coll_sync_all(shr_coll_t *c, size_t w);
 static SHR_ALWAYS_INLINE void shr_coll_put(shr_coll_t *c, void *sym_dest, const void *src,
                                            size_t len, int member)
 {
-    shr_rma_put(shr_ctx_default, sym_dest, src, len, shr_coll_wpe(c, member), false);
+    shr_rma_put(NULL, shr_ctx_default, sym_dest, src, len, shr_coll_wpe(c, member), false);
 }
 
 static SHR_ALWAYS_INLINE void shr_coll_get(shr_coll_t *c, void *dest, const void *sym_src,
                                            size_t len, int member)
 {
-    shr_rma_get(shr_ctx_default, dest, sym_src, len, shr_coll_wpe(c, member), false);
+    shr_rma_get(NULL, shr_ctx_default, dest, sym_src, len, shr_coll_wpe(c, member), false);
 }
 
 /* memmove when source and destination may be the same memory. */

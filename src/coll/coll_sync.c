@@ -35,7 +35,7 @@ void shr_coll_slot_send(shr_coll_t *c, int member, size_t i, size_t sw, uint64_t
 {
     uint64_t *slot = SHR_COLL_SLOT(c, i, sw);
 
-    shr_put_signal(shr_ctx_default, slot, payload, len, &slot[sw - 1], header, SHMEM_SIGNAL_SET,
+    shr_put_signal(NULL, shr_ctx_default, slot, payload, len, &slot[sw - 1], header, SHMEM_SIGNAL_SET,
                    shr_coll_wpe(c, member), false);
 }
 

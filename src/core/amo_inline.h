@@ -71,33 +71,35 @@ static SHR_ALWAYS_INLINE uint64_t shr_amo_at(void *p, shr_amo_op_t op, uint64_t 
     SHR_AMO_CASE_WIDTH(uint64_t, p, op, value, cond);
 }
 
-/* Out of line: remote peer or invalid address. */
-SHR_COLD uint64_t shr_amo_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
-                               uint64_t cond, size_t size, int pe);
+/* Out of line: remote peer or invalid input.  `fn` as in rma_inline.h. */
+SHR_COLD uint64_t shr_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *dest,
+                               uint64_t value, uint64_t cond, size_t size, int pe);
 
 /* Performs `op` on `size` bytes at symmetric `dest` of world PE `pe`;
- * returns the old value for fetching operations. */
-static SHR_ALWAYS_INLINE uint64_t shr_amo(shr_ctx_t *ctx, shr_amo_op_t op, void *dest,
-                                          uint64_t value, uint64_t cond, size_t size, int pe)
+ * returns the old value for fetching operations.  `fn`: the program's
+ * routine (its PE and address are checked) or NULL (rma_inline.h). */
+static SHR_ALWAYS_INLINE uint64_t shr_amo(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op,
+                                          void *dest, uint64_t value, uint64_t cond, size_t size,
+                                          int pe)
 {
-    void *target = shr_ptr(dest, pe);
+    void *target = shr_rma_map(fn, dest, size, pe);
 
     if (SHR_LIKELY(target != NULL)) {
         return shr_amo_at(target, op, value, cond, size);
     }
-    return shr_amo_slow(ctx, op, dest, value, cond, size, pe);
+    return shr_amo_slow(fn, ctx, op, dest, value, cond, size, pe);
 }
 
 /* Nonblocking fetching AMO: the old value lands in *fetch (after quiet at
  * the latest; on this node at once). */
-SHR_COLD void shr_amo_nbi_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest,
-                               uint64_t value, uint64_t cond, size_t size, int pe);
+SHR_COLD void shr_amo_nbi_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fetch,
+                               void *dest, uint64_t value, uint64_t cond, size_t size, int pe);
 
-static SHR_ALWAYS_INLINE void shr_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch,
-                                          void *dest, uint64_t value, uint64_t cond,
+static SHR_ALWAYS_INLINE void shr_amo_nbi(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op,
+                                          void *fetch, void *dest, uint64_t value, uint64_t cond,
                                           size_t size, int pe)
 {
-    void *target = shr_ptr(dest, pe);
+    void *target = shr_rma_map(fn, dest, size, pe);
 
     if (SHR_LIKELY(target != NULL)) {
         uint64_t old = shr_amo_at(target, op, value, cond, size);
@@ -108,13 +110,13 @@ static SHR_ALWAYS_INLINE void shr_amo_nbi(shr_ctx_t *ctx, shr_amo_op_t op, void 
         }
         return;
     }
-    shr_amo_nbi_slow(ctx, op, fetch, dest, value, cond, size, pe);
+    shr_amo_nbi_slow(fn, ctx, op, fetch, dest, value, cond, size, pe);
 }
 
 /* Out of line: remote peer, or an invalid address. */
-SHR_COLD void shr_put_signal_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
-                                  uint64_t *sig_addr, uint64_t signal, int sig_op, int pe,
-                                  bool nbi);
+SHR_COLD void shr_put_signal_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                  size_t len, uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                  int pe, bool nbi);
 
 /* Puts `len` bytes (len may be 0), then sets (SHMEM_SIGNAL_SET) or adds to
  * (SHMEM_SIGNAL_ADD) the 64-bit flag at symmetric `sig_addr` of `pe`: the
@@ -122,15 +124,16 @@ SHR_COLD void shr_put_signal_slow(shr_ctx_t *ctx, void *dest, const void *src, s
  * to `pe` -- every "data, then the flag that announces it" goes through
  * here.  On this node: the copy, then one atomic (x86 TSO and the release
  * order it; the atomics never reorder before the stores).  A remote peer:
- * the transport's put_signal, which owns the order.  `nbi` as for puts. */
-static SHR_ALWAYS_INLINE void shr_put_signal(shr_ctx_t *ctx, void *dest, const void *src,
-                                             size_t len, uint64_t *sig_addr, uint64_t signal,
-                                             int sig_op, int pe, bool nbi)
+ * the transport's put_signal, which owns the order.  `fn` and `nbi` as for
+ * puts. */
+static SHR_ALWAYS_INLINE void shr_put_signal(const char *fn, shr_ctx_t *ctx, void *dest,
+                                             const void *src, size_t len, uint64_t *sig_addr,
+                                             uint64_t signal, int sig_op, int pe, bool nbi)
 {
-    uint64_t *flag = shr_ptr(sig_addr, pe);
-    void *target = len != 0 ? shr_ptr(dest, pe) : NULL;
+    uint64_t *flag = shr_rma_map(fn, sig_addr, sizeof(uint64_t), pe);
+    void *target = len != 0 ? shr_rma_map(fn, dest, len, pe) : NULL;
 
-    if (SHR_LIKELY(flag != NULL && (len == 0 || target != NULL))) {
+    if (SHR_LIKELY(flag != NULL && (len == 0 || (target != NULL && (fn == NULL || src != NULL))))) {
         if (len != 0) {
             shr_copy_once(target, src, len);
         }
@@ -138,15 +141,15 @@ static SHR_ALWAYS_INLINE void shr_put_signal(shr_ctx_t *ctx, void *dest, const v
                    sizeof(uint64_t));
         return;
     }
-    shr_put_signal_slow(ctx, dest, src, len, sig_addr, signal, sig_op, pe, nbi);
+    shr_put_signal_slow(fn, ctx, dest, src, len, sig_addr, signal, sig_op, pe, nbi);
 }
 
 /* Signal update alone (shmem_signal_add/set): an AMO, ordered after
  * earlier stores on this node only as any AMO is (the spec asks no more). */
-static SHR_ALWAYS_INLINE void shr_signal(shr_ctx_t *ctx, uint64_t *sig_addr, uint64_t signal,
-                                         int sig_op, int pe)
+static SHR_ALWAYS_INLINE void shr_signal(const char *fn, shr_ctx_t *ctx, uint64_t *sig_addr,
+                                         uint64_t signal, int sig_op, int pe)
 {
-    shr_amo(ctx, sig_op == SHMEM_SIGNAL_ADD ? SHR_AMO_ADD : SHR_AMO_SET, sig_addr, signal, 0,
+    shr_amo(fn, ctx, sig_op == SHMEM_SIGNAL_ADD ? SHR_AMO_ADD : SHR_AMO_SET, sig_addr, signal, 0,
             sizeof(uint64_t), pe);
 }
 

@@ -114,6 +114,19 @@ void shr_check_local(const char *fn, const char *what, const void *addr, size_t 
     }
 }
 
+void shr_check_user_transfer(const char *fn, const char *remote_name, const void *remote,
+                             size_t len, const char *local_name, const void *local, int world_pe)
+{
+    if (world_pe < 0 || world_pe >= shr_g.n_pes) {
+        shr_check_fail(fn, "pe is %d, valid range 0..%d of SHMEM_TEAM_WORLD", world_pe,
+                       shr_g.n_pes - 1);
+    }
+    shr_check_symmetric(fn, remote_name, remote, len);
+    if (local_name != NULL) {
+        shr_check_local(fn, local_name, local, len);
+    }
+}
+
 void shr_check_aligned(const char *fn, const char *what, const void *addr, size_t align)
 {
     if ((uintptr_t)addr % align != 0) {

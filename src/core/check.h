@@ -26,6 +26,14 @@ SHR_COLD void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe);
 SHR_COLD void shr_check_symmetric(const char *fn, const char *what, const void *addr, size_t len);
 /* A local buffer of len bytes: not NULL unless len is 0. */
 SHR_COLD void shr_check_local(const char *fn, const char *what, const void *addr, size_t len);
+/* The always-on checks' cold half: a program's transfer that shr_user_ptr
+ * (or a NULL local buffer) sent off the fast path.  Ends the job naming
+ * what is wrong -- the PE, an address outside the user's symmetric memory
+ * or a length that runs past its end, a NULL buffer -- and returns when
+ * nothing is (a remote peer, or length 0).  local_name may be NULL. */
+SHR_COLD void shr_check_user_transfer(const char *fn, const char *remote_name, const void *remote,
+                                      size_t len, const char *local_name, const void *local,
+                                      int world_pe);
 /* addr is aligned to `align` bytes. */
 SHR_COLD void shr_check_aligned(const char *fn, const char *what, const void *addr, size_t align);
 /* cmp is one of SHMEM_CMP_*. */

@@ -388,6 +388,7 @@ static shr_status_t create_segments(pe_card_t *card, const char *routine)
     }
     shr_g.seg[SHR_SEG_HEAP].base = (uintptr_t)my_heap.base;
     shr_g.seg[SHR_SEG_HEAP].size = total;
+    shr_g.seg[SHR_SEG_HEAP].user_size = shr_g.user_heap_size;
     shr_g.user_heap_base = (uintptr_t)my_heap.base;
     shr_g.internal_heap_base = (uintptr_t)my_heap.base + shr_g.user_heap_size;
     card->heap = my_heap.addr;
@@ -399,6 +400,7 @@ static shr_status_t create_segments(pe_card_t *card, const char *routine)
         if (status == SHR_OK) {
             shr_g.seg[SHR_SEG_DATA].base = (uintptr_t)my_data.base;
             shr_g.seg[SHR_SEG_DATA].size = my_data.size;
+            shr_g.seg[SHR_SEG_DATA].user_size = my_data.size;
             card->data = my_data.addr;
             card->data_size = my_data.size;
         } else if (status != SHR_ERR_UNSUPPORTED) {
@@ -674,14 +676,13 @@ void shr_finalize(const char *routine)
 
 bool shr_addr_is_user_symmetric(const void *addr, size_t len)
 {
-    uintptr_t a = (uintptr_t)addr;
-    const shr_seg_t *data = &shr_g.seg[SHR_SEG_DATA];
-
-    if (a - shr_g.user_heap_base < shr_g.user_heap_size &&
-        len <= shr_g.user_heap_size - (a - shr_g.user_heap_base)) {
-        return true;
+    for (int s = 0; s < SHR_SEG_COUNT; s++) {
+        uintptr_t off = (uintptr_t)addr - shr_g.seg[s].base;
+        if (off < shr_g.seg[s].user_size && len <= shr_g.seg[s].user_size - off) {
+            return true;
+        }
     }
-    return a - data->base < data->size && len <= data->size - (a - data->base);
+    return false;
 }
 
 _Noreturn void shr_fatal(int status, const char *reason)

@@ -31,7 +31,7 @@ _Static_assert(sizeof(long) == 2 * sizeof(uint32_t), "the lock word holds two 32
 
 static uint32_t lock_amo(shr_amo_op_t op, uint32_t *word, uint32_t value, uint32_t cond, int pe)
 {
-    return (uint32_t)shr_amo(shr_ctx_default, op, word, value, cond, sizeof(uint32_t), pe);
+    return (uint32_t)shr_amo(NULL, shr_ctx_default, op, word, value, cond, sizeof(uint32_t), pe);
 }
 
 /* Waits until one of `mask`'s bits is set in my own link word. */

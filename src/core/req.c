@@ -219,10 +219,10 @@ void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
 {
     shr_req_t *p;
 
+    shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
     if (len == 0) {
         return;
     }
-    require_symmetric(fn, "dest", dest, len);
     p = shr_req_part(fn, ctx, req_p);
     shr_remote->put(ctx, dest, src, len, pe, &p->cmpl);
     shr_req_note_pe(p, pe);
@@ -231,10 +231,10 @@ void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
 void shr_req_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                       int pe, shr_req_t **req_p)
 {
+    shr_check_user_transfer(fn, "source", src, len, "dest", dest, pe);
     if (len == 0) {
         return;
     }
-    require_symmetric(fn, "source", src, len);
     shr_remote->get(ctx, dest, src, len, pe, &shr_req_part(fn, ctx, req_p)->cmpl);
 }
 
@@ -245,6 +245,13 @@ void shr_req_strided_slow(const char *fn, shr_ctx_t *ctx, bool put, void *dest, 
     size_t len = bsize * elem;
     shr_req_t *p;
 
+    if (put) {
+        shr_check_user_transfer(fn, "dest", dest, shr_rma_strided_span(dst, bsize, nblocks, elem),
+                                "source", src, pe);
+    } else {
+        shr_check_user_transfer(fn, "source", src, shr_rma_strided_span(sst, bsize, nblocks, elem),
+                                "dest", dest, pe);
+    }
     if (len == 0 || nblocks == 0) {
         return;
     }
@@ -270,7 +277,7 @@ void shr_req_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fet
 {
     shr_req_t *p;
 
-    require_symmetric(fn, "dest", dest, size);
+    shr_check_user_transfer(fn, "dest", dest, size, NULL, NULL, pe);
     p = shr_req_part(fn, ctx, req_p);
     shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &p->cmpl);
     if (fetch == NULL) {
@@ -284,10 +291,8 @@ void shr_req_put_signal_slow(const char *fn, shr_ctx_t *ctx, void *dest, const v
 {
     shr_req_t *p;
 
-    if (len != 0) {
-        require_symmetric(fn, "dest", dest, len);
-    }
-    require_symmetric(fn, "sig_addr", sig_addr, sizeof(uint64_t));
+    shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
+    shr_check_user_transfer(fn, "sig_addr", sig_addr, sizeof(uint64_t), NULL, NULL, pe);
     p = shr_req_part(fn, ctx, req_p);
     shr_remote->put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, pe, &p->cmpl);
     shr_req_note_pe(p, pe);

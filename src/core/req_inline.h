@@ -34,9 +34,9 @@ static SHR_ALWAYS_INLINE void shr_req_put(const char *fn, shr_ctx_t *ctx, void *
                                           const void *src, size_t len, int pe,
                                           shr_req_t **req_p)
 {
-    void *target = shr_ptr(dest, pe);
+    void *target = shr_rma_map(fn, dest, len, pe);
 
-    if (SHR_LIKELY(target != NULL)) {
+    if (SHR_LIKELY(target != NULL && src != NULL)) {
         shr_copy_once(target, src, len);
         return;
     }
@@ -47,9 +47,9 @@ static SHR_ALWAYS_INLINE void shr_req_get(const char *fn, shr_ctx_t *ctx, void *
                                           const void *src, size_t len, int pe,
                                           shr_req_t **req_p)
 {
-    const void *origin = shr_ptr(src, pe);
+    const void *origin = shr_rma_map(fn, src, len, pe);
 
-    if (SHR_LIKELY(origin != NULL)) {
+    if (SHR_LIKELY(origin != NULL && dest != NULL)) {
         memcpy(dest, origin, len);
         return;
     }
@@ -61,9 +61,9 @@ static SHR_ALWAYS_INLINE void shr_req_iput(const char *fn, shr_ctx_t *ctx, void 
                                            size_t bsize, size_t nblocks, size_t elem, int pe,
                                            shr_req_t **req_p)
 {
-    char *target = shr_ptr(dest, pe);
+    char *target = shr_rma_map(fn, dest, shr_rma_strided_span(dst, bsize, nblocks, elem), pe);
 
-    if (SHR_LIKELY(target != NULL)) {
+    if (SHR_LIKELY(target != NULL && src != NULL)) {
         shr_rma_strided_copy(target, src, dst, sst, bsize, nblocks, elem);
         return;
     }
@@ -75,9 +75,9 @@ static SHR_ALWAYS_INLINE void shr_req_iget(const char *fn, shr_ctx_t *ctx, void 
                                            size_t bsize, size_t nblocks, size_t elem, int pe,
                                            shr_req_t **req_p)
 {
-    const char *origin = shr_ptr(src, pe);
+    const char *origin = shr_rma_map(fn, src, shr_rma_strided_span(sst, bsize, nblocks, elem), pe);
 
-    if (SHR_LIKELY(origin != NULL)) {
+    if (SHR_LIKELY(origin != NULL && dest != NULL)) {
         shr_rma_strided_copy(dest, origin, dst, sst, bsize, nblocks, elem);
         return;
     }
@@ -90,7 +90,7 @@ static SHR_ALWAYS_INLINE void shr_req_amo(const char *fn, shr_ctx_t *ctx, shr_am
                                           void *fetch, void *dest, uint64_t value, uint64_t cond,
                                           size_t size, int pe, shr_req_t **req_p)
 {
-    void *target = shr_ptr(dest, pe);
+    void *target = shr_rma_map(fn, dest, size, pe);
 
     if (SHR_LIKELY(target != NULL)) {
         uint64_t old = shr_amo_at(target, op, value, cond, size);
@@ -112,11 +112,11 @@ static SHR_ALWAYS_INLINE void shr_req_put_signal(const char *fn, shr_ctx_t *ctx,
                                                  uint64_t signal, int sig_op, int pe,
                                                  shr_req_t **req_p)
 {
-    uint64_t *flag = shr_ptr(sig_addr, pe);
-    void *target = len != 0 ? shr_ptr(dest, pe) : NULL;
+    uint64_t *flag = shr_rma_map(fn, sig_addr, sizeof(uint64_t), pe);
+    void *target = len != 0 ? shr_rma_map(fn, dest, len, pe) : NULL;
 
-    if (SHR_LIKELY(flag != NULL && (len == 0 || target != NULL))) {
-        shr_put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, pe, true);
+    if (SHR_LIKELY(flag != NULL && (len == 0 || (target != NULL && src != NULL)))) {
+        shr_put_signal(fn, ctx, dest, src, len, sig_addr, signal, sig_op, pe, true);
         return;
     }
     shr_req_put_signal_slow(fn, ctx, dest, src, len, sig_addr, signal, sig_op, pe, req_p);

@@ -20,8 +20,14 @@ static void require_symmetric(const char *what, const void *addr, size_t len)
     }
 }
 
-void shr_rma_put_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
+/* A transfer a program asked for (`fn` set) is checked first: the fast
+ * path sends it here for a PE or length it would not take, too. */
+void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                      int pe, bool nbi)
 {
+    if (fn != NULL) {
+        shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
+    }
     if (len == 0) {
         return;
     }
@@ -29,8 +35,12 @@ void shr_rma_put_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len, i
     shr_remote->put(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : NULL);
 }
 
-void shr_rma_get_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe, bool nbi)
+void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                      int pe, bool nbi)
 {
+    if (fn != NULL) {
+        shr_check_user_transfer(fn, "source", src, len, "dest", dest, pe);
+    }
     if (len == 0) {
         return;
     }
@@ -41,11 +51,17 @@ void shr_rma_get_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len, i
 /* Strided transfers to a remote PE: every block in flight at once, counted
  * in one completion object, then waited for (blocking: the source is
  * reusable, or the data in dest, on return). */
-void shr_rma_iput_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
-                       size_t bsize, size_t nblocks, size_t elem, int pe)
+void shr_rma_iput_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                       ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem,
+                       int pe)
 {
     shr_cmpl_t blocks = {0, 0};
     size_t len = bsize * elem;
+
+    if (fn != NULL) {
+        shr_check_user_transfer(fn, "dest", dest, shr_rma_strided_span(dst, bsize, nblocks, elem),
+                                "source", src, pe);
+    }
 
     if (len == 0 || nblocks == 0) {
         return;
@@ -59,11 +75,17 @@ void shr_rma_iput_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t ds
     shr_remote->wait(ctx, &blocks);
 }
 
-void shr_rma_iget_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t dst, ptrdiff_t sst,
-                       size_t bsize, size_t nblocks, size_t elem, int pe)
+void shr_rma_iget_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                       ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem,
+                       int pe)
 {
     shr_cmpl_t blocks = {0, 0};
     size_t len = bsize * elem;
+
+    if (fn != NULL) {
+        shr_check_user_transfer(fn, "source", src, shr_rma_strided_span(sst, bsize, nblocks, elem),
+                                "dest", dest, pe);
+    }
 
     if (len == 0 || nblocks == 0) {
         return;
@@ -78,8 +100,8 @@ void shr_rma_iget_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t ds
 }
 
 /* A fetching AMO waits for its value; the others complete by quiet. */
-uint64_t shr_amo_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value, uint64_t cond,
-                      size_t size, int pe)
+uint64_t shr_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *dest,
+                      uint64_t value, uint64_t cond, size_t size, int pe)
 {
     union {
         uint32_t u32;
@@ -87,22 +109,32 @@ uint64_t shr_amo_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t valu
     } old = {.u64 = 0};
     bool fetches = shr_amo_op_fetches(op);
 
+    if (fn != NULL) {
+        shr_check_user_transfer(fn, "dest", dest, size, NULL, NULL, pe);
+    }
     require_symmetric("dest", dest, size);
     shr_remote->amo(ctx, op, fetches ? &old : NULL, dest, value, cond, size, pe,
                     fetches ? NULL : &ctx->cmpl);
     return size == 4 ? old.u32 : old.u64;
 }
 
-void shr_amo_nbi_slow(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, uint64_t value,
-                      uint64_t cond, size_t size, int pe)
+void shr_amo_nbi_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest,
+                      uint64_t value, uint64_t cond, size_t size, int pe)
 {
+    if (fn != NULL) {
+        shr_check_user_transfer(fn, "dest", dest, size, "fetch", fetch, pe);
+    }
     require_symmetric("dest", dest, size);
     shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &ctx->cmpl);
 }
 
-void shr_put_signal_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+void shr_put_signal_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                          uint64_t *sig_addr, uint64_t signal, int sig_op, int pe, bool nbi)
 {
+    if (fn != NULL) {
+        shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
+        shr_check_user_transfer(fn, "sig_addr", sig_addr, sizeof(uint64_t), NULL, NULL, pe);
+    }
     if (len != 0) {
         require_symmetric("dest", dest, len);
     }

@@ -5,6 +5,10 @@
  *
  * Contract for all: `pe` is a world PE number, addresses are symmetric
  * addresses of the caller (dest for puts, source for gets), sizes in bytes.
+ * `fn` is the routine a program called, whose addresses, lengths and PE are
+ * checked on the way (shr_user_ptr; errors name it), or NULL for the
+ * library's own transfers (any PE is valid, the internal heap is theirs).
+ * It is a constant wherever these are inlined, so the choice costs nothing.
  * Thread-safe: no state is written.
  */
 #ifndef SHR_RMA_INLINE_H
@@ -80,40 +84,47 @@ static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t 
     }
 }
 
-/* Out of line: remote peer, zero length, or invalid address. */
-SHR_COLD void shr_rma_put_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
-                               int pe, bool nbi);
-SHR_COLD void shr_rma_get_slow(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
-                               int pe, bool nbi);
-SHR_COLD void shr_rma_iput_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t dst,
-                                ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem,
-                                int pe);
-SHR_COLD void shr_rma_iget_slow(shr_ctx_t *ctx, void *dest, const void *src, ptrdiff_t dst,
-                                ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem,
-                                int pe);
+/* Out of line: remote peer, zero length, or invalid input (which ends the
+ * job with a message when `fn` is set). */
+SHR_COLD void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                               size_t len, int pe, bool nbi);
+SHR_COLD void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                               size_t len, int pe, bool nbi);
+SHR_COLD void shr_rma_iput_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
+                                size_t elem, int pe);
+SHR_COLD void shr_rma_iget_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
+                                size_t elem, int pe);
 
-static SHR_ALWAYS_INLINE void shr_rma_put(shr_ctx_t *ctx, void *dest, const void *src,
-                                          size_t len, int pe, bool nbi)
+/* Where [addr, addr+len) of `pe` is mapped here, or NULL (see the contract). */
+static SHR_ALWAYS_INLINE void *shr_rma_map(const char *fn, const void *addr, size_t len, int pe)
 {
-    void *target = shr_ptr(dest, pe);
+    return fn != NULL ? shr_user_ptr(addr, len, pe) : shr_ptr(addr, pe);
+}
 
-    if (SHR_LIKELY(target != NULL)) {
+static SHR_ALWAYS_INLINE void shr_rma_put(const char *fn, shr_ctx_t *ctx, void *dest,
+                                          const void *src, size_t len, int pe, bool nbi)
+{
+    void *target = shr_rma_map(fn, dest, len, pe);
+
+    if (SHR_LIKELY(target != NULL && (fn == NULL || src != NULL))) {
         shr_copy_once(target, src, len);
         return;
     }
-    shr_rma_put_slow(ctx, dest, src, len, pe, nbi);
+    shr_rma_put_slow(fn, ctx, dest, src, len, pe, nbi);
 }
 
-static SHR_ALWAYS_INLINE void shr_rma_get(shr_ctx_t *ctx, void *dest, const void *src,
-                                          size_t len, int pe, bool nbi)
+static SHR_ALWAYS_INLINE void shr_rma_get(const char *fn, shr_ctx_t *ctx, void *dest,
+                                          const void *src, size_t len, int pe, bool nbi)
 {
-    const void *origin = shr_ptr(src, pe);
+    const void *origin = shr_rma_map(fn, src, len, pe);
 
-    if (SHR_LIKELY(origin != NULL)) {
+    if (SHR_LIKELY(origin != NULL && (fn == NULL || dest != NULL))) {
         memcpy(dest, origin, len);
         return;
     }
-    shr_rma_get_slow(ctx, dest, src, len, pe, nbi);
+    shr_rma_get_slow(fn, ctx, dest, src, len, pe, nbi);
 }
 
 /* Copies nblocks blocks of bsize elements of `elem` bytes; block i starts at
@@ -129,30 +140,42 @@ static SHR_ALWAYS_INLINE void shr_rma_strided_copy(char *dest, const char *src, 
     }
 }
 
-static SHR_ALWAYS_INLINE void shr_rma_iput(shr_ctx_t *ctx, void *dest, const void *src,
-                                           ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
-                                           size_t nblocks, size_t elem, int pe)
+/* Bytes from the first byte a strided transfer touches on one side (stride
+ * in elements) to its last.  A negative stride walks down from the first
+ * block: only that block is counted (SHMEM_DEBUG checks the strides). */
+static SHR_ALWAYS_INLINE size_t shr_rma_strided_span(ptrdiff_t stride, size_t bsize,
+                                                     size_t nblocks, size_t elem)
 {
-    char *target = shr_ptr(dest, pe);
+    if (nblocks == 0 || bsize == 0) {
+        return 0;
+    }
+    return ((stride < 0 ? 0 : (nblocks - 1) * (size_t)stride) + bsize) * elem;
+}
 
-    if (SHR_LIKELY(target != NULL)) {
+static SHR_ALWAYS_INLINE void shr_rma_iput(const char *fn, shr_ctx_t *ctx, void *dest,
+                                           const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                           size_t bsize, size_t nblocks, size_t elem, int pe)
+{
+    char *target = shr_rma_map(fn, dest, shr_rma_strided_span(dst, bsize, nblocks, elem), pe);
+
+    if (SHR_LIKELY(target != NULL && (fn == NULL || src != NULL))) {
         shr_rma_strided_copy(target, src, dst, sst, bsize, nblocks, elem);
         return;
     }
-    shr_rma_iput_slow(ctx, dest, src, dst, sst, bsize, nblocks, elem, pe);
+    shr_rma_iput_slow(fn, ctx, dest, src, dst, sst, bsize, nblocks, elem, pe);
 }
 
-static SHR_ALWAYS_INLINE void shr_rma_iget(shr_ctx_t *ctx, void *dest, const void *src,
-                                           ptrdiff_t dst, ptrdiff_t sst, size_t bsize,
-                                           size_t nblocks, size_t elem, int pe)
+static SHR_ALWAYS_INLINE void shr_rma_iget(const char *fn, shr_ctx_t *ctx, void *dest,
+                                           const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                           size_t bsize, size_t nblocks, size_t elem, int pe)
 {
-    const char *origin = shr_ptr(src, pe);
+    const char *origin = shr_rma_map(fn, src, shr_rma_strided_span(sst, bsize, nblocks, elem), pe);
 
-    if (SHR_LIKELY(origin != NULL)) {
+    if (SHR_LIKELY(origin != NULL && (fn == NULL || dest != NULL))) {
         shr_rma_strided_copy(dest, origin, dst, sst, bsize, nblocks, elem);
         return;
     }
-    shr_rma_iget_slow(ctx, dest, src, dst, sst, bsize, nblocks, elem, pe);
+    shr_rma_iget_slow(fn, ctx, dest, src, dst, sst, bsize, nblocks, elem, pe);
 }
 
 /* fence and quiet for `ctx`; `pes` (may be NULL = all) limits quiet to those

@@ -22,6 +22,8 @@
 typedef struct shr_seg {
     uintptr_t base;   /* where this PE's own copy starts */
     size_t size;      /* bytes */
+    size_t user_size; /* the first bytes a program may name: the heap's user
+                         part (the library's internal heap follows it) */
     char **peer_base; /* [n_pes] where each PE's copy is mapped here; NULL = not
                          load/store reachable (another node) */
 } shr_seg_t;
@@ -85,6 +87,28 @@ static SHR_ALWAYS_INLINE void *shr_ptr(const void *addr, int pe)
     for (int s = 0; s < SHR_SEG_COUNT; s++) {
         uintptr_t off = (uintptr_t)addr - shr_g.seg[s].base;
         if (SHR_LIKELY(off < shr_g.seg[s].size)) {
+            char *base = shr_g.seg[s].peer_base[pe];
+            return base != NULL ? base + off : NULL;
+        }
+    }
+    return NULL;
+}
+
+/* shr_ptr for an address a program named: NULL also when `pe` is no PE of
+ * the job or [addr, addr+len) does not lie inside the user's part of one
+ * segment, so that the cold path can say which (these checks are always on:
+ * a compare more than shr_ptr, docs/errors.md).  len may be 0. */
+static SHR_ALWAYS_INLINE void *shr_user_ptr(const void *addr, size_t len, int pe)
+{
+    if (SHR_UNLIKELY((unsigned)pe >= (unsigned)shr_g.n_pes)) {
+        return NULL;
+    }
+    for (int s = 0; s < SHR_SEG_COUNT; s++) {
+        uintptr_t off = (uintptr_t)addr - shr_g.seg[s].base;
+        if (SHR_LIKELY(off < shr_g.seg[s].user_size)) {
+            if (SHR_UNLIKELY(len > shr_g.seg[s].user_size - off)) {
+                return NULL;
+            }
             char *base = shr_g.seg[s].peer_base[pe];
             return base != NULL ? base + off : NULL;
         }

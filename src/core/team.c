@@ -105,6 +105,7 @@ static void team_set_slot(shr_team_t *team, int slot)
 static void ctx_bind(shr_ctx_t *ctx, shr_team_t *team)
 {
     ctx->team = team;
+    ctx->n_pes = team->n_pes;
     ctx->pe_start = team->start;
     ctx->pe_stride = team->stride;
     ctx->world_pes = team->world_pes;
@@ -127,7 +128,7 @@ static void team_agree_or(shr_team_t *team, uint64_t *data, int nwords)
         uint64_t *entry = area + (size_t)r * pool.entry_words;
         int to = shr_team_world_pe(team, (me + dist) % n);
 
-        shr_put_signal(shr_ctx_default, entry + 1, data, (size_t)nwords * sizeof(uint64_t),
+        shr_put_signal(NULL, shr_ctx_default, entry + 1, data, (size_t)nwords * sizeof(uint64_t),
                        entry, epoch, SHMEM_SIGNAL_SET, to, false);
         shr_wait_u64_ge(entry, epoch, "team creation");
         for (int i = 0; i < nwords; i++) {

@@ -65,6 +65,7 @@ struct shmem_team_impl {
 struct shmem_ctx_impl {
     shr_team_t *team;        /* NULL once destroyed */
     long options;            /* SHMEM_CTX_* */
+    int n_pes;               /* the team's size: the always-on PE range check */
     int pe_start, pe_stride; /* team PE -> world PE, copied from the team ... */
     int *world_pes;          /* ... (or its member list) for the fast path */
     void *transport;         /* per-context transport state (UCX worker) */
