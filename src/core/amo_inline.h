@@ -71,6 +71,14 @@ static SHR_ALWAYS_INLINE uint64_t shr_amo_at(void *p, shr_amo_op_t op, uint64_t 
     SHR_AMO_CASE_WIDTH(uint64_t, p, op, value, cond);
 }
 
+/* A program's AMO target must be aligned to its size (always checked: one
+ * test beside a locked instruction; a misaligned one would not be atomic
+ * across cache lines, and on Arm it faults).  The library's are. */
+static SHR_ALWAYS_INLINE bool shr_amo_aligned(const char *fn, const void *dest, size_t size)
+{
+    return fn == NULL || ((uintptr_t)dest & (size - 1)) == 0;
+}
+
 /* Out of line: remote peer or invalid input.  `fn` as in rma_inline.h. */
 SHR_COLD uint64_t shr_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *dest,
                                uint64_t value, uint64_t cond, size_t size, int pe);
@@ -84,7 +92,7 @@ static SHR_ALWAYS_INLINE uint64_t shr_amo(const char *fn, shr_ctx_t *ctx, shr_am
 {
     void *target = shr_rma_map(fn, dest, size, pe);
 
-    if (SHR_LIKELY(target != NULL)) {
+    if (SHR_LIKELY(target != NULL && shr_amo_aligned(fn, dest, size))) {
         return shr_amo_at(target, op, value, cond, size);
     }
     return shr_amo_slow(fn, ctx, op, dest, value, cond, size, pe);
@@ -101,7 +109,7 @@ static SHR_ALWAYS_INLINE void shr_amo_nbi(const char *fn, shr_ctx_t *ctx, shr_am
 {
     void *target = shr_rma_map(fn, dest, size, pe);
 
-    if (SHR_LIKELY(target != NULL)) {
+    if (SHR_LIKELY(target != NULL && shr_amo_aligned(fn, dest, size))) {
         uint64_t old = shr_amo_at(target, op, value, cond, size);
         if (size == 4) {
             *(uint32_t *)fetch = (uint32_t)old;
@@ -133,7 +141,8 @@ static SHR_ALWAYS_INLINE void shr_put_signal(const char *fn, shr_ctx_t *ctx, voi
     uint64_t *flag = shr_rma_map(fn, sig_addr, sizeof(uint64_t), pe);
     void *target = len != 0 ? shr_rma_map(fn, dest, len, pe) : NULL;
 
-    if (SHR_LIKELY(flag != NULL && (len == 0 || (target != NULL && (fn == NULL || src != NULL))))) {
+    if (SHR_LIKELY(flag != NULL && shr_amo_aligned(fn, sig_addr, sizeof(uint64_t)) &&
+                   (len == 0 || (target != NULL && (fn == NULL || src != NULL))))) {
         if (len != 0) {
             shr_copy_once(target, src, len);
         }

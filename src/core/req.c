@@ -278,6 +278,7 @@ void shr_req_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fet
     shr_req_t *p;
 
     shr_check_user_transfer(fn, "dest", dest, size, NULL, NULL, pe);
+    shr_check_aligned(fn, "dest", dest, size);
     p = shr_req_part(fn, ctx, req_p);
     shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &p->cmpl);
     if (fetch == NULL) {
@@ -293,6 +294,7 @@ void shr_req_put_signal_slow(const char *fn, shr_ctx_t *ctx, void *dest, const v
 
     shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
     shr_check_user_transfer(fn, "sig_addr", sig_addr, sizeof(uint64_t), NULL, NULL, pe);
+    shr_check_aligned(fn, "sig_addr", sig_addr, sizeof(uint64_t));
     p = shr_req_part(fn, ctx, req_p);
     shr_remote->put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, pe, &p->cmpl);
     shr_req_note_pe(p, pe);

@@ -92,7 +92,7 @@ static SHR_ALWAYS_INLINE void shr_req_amo(const char *fn, shr_ctx_t *ctx, shr_am
 {
     void *target = shr_rma_map(fn, dest, size, pe);
 
-    if (SHR_LIKELY(target != NULL)) {
+    if (SHR_LIKELY(target != NULL && shr_amo_aligned(fn, dest, size))) {
         uint64_t old = shr_amo_at(target, op, value, cond, size);
         if (fetch == NULL) {
             return;
@@ -115,7 +115,8 @@ static SHR_ALWAYS_INLINE void shr_req_put_signal(const char *fn, shr_ctx_t *ctx,
     uint64_t *flag = shr_rma_map(fn, sig_addr, sizeof(uint64_t), pe);
     void *target = len != 0 ? shr_rma_map(fn, dest, len, pe) : NULL;
 
-    if (SHR_LIKELY(flag != NULL && (len == 0 || (target != NULL && src != NULL)))) {
+    if (SHR_LIKELY(flag != NULL && shr_amo_aligned(fn, sig_addr, sizeof(uint64_t)) &&
+                   (len == 0 || (target != NULL && src != NULL)))) {
         shr_put_signal(fn, ctx, dest, src, len, sig_addr, signal, sig_op, pe, true);
         return;
     }

@@ -111,6 +111,7 @@ uint64_t shr_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *des
 
     if (fn != NULL) {
         shr_check_user_transfer(fn, "dest", dest, size, NULL, NULL, pe);
+        shr_check_aligned(fn, "dest", dest, size);
     }
     require_symmetric("dest", dest, size);
     shr_remote->amo(ctx, op, fetches ? &old : NULL, dest, value, cond, size, pe,
@@ -123,6 +124,7 @@ void shr_amo_nbi_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fet
 {
     if (fn != NULL) {
         shr_check_user_transfer(fn, "dest", dest, size, "fetch", fetch, pe);
+        shr_check_aligned(fn, "dest", dest, size);
     }
     require_symmetric("dest", dest, size);
     shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &ctx->cmpl);
@@ -134,6 +136,7 @@ void shr_put_signal_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void 
     if (fn != NULL) {
         shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
         shr_check_user_transfer(fn, "sig_addr", sig_addr, sizeof(uint64_t), NULL, NULL, pe);
+        shr_check_aligned(fn, "sig_addr", sig_addr, sizeof(uint64_t));
     }
     if (len != 0) {
         require_symmetric("dest", dest, len);
