@@ -63,17 +63,17 @@ static void *offset_to_ptr(size_t offset)
     return (void *)(shr_g.user_heap_base + offset);
 }
 
-/* Offset of a pointer returned by the allocator, or SIZE_MAX. */
+/* Offset of a pointer returned by the allocator.  Anything else ends the
+ * job, with or without checks: the lookup is the allocator's own, and
+ * ignoring a double free would hide the bug that frees a block another
+ * part of the program still uses. */
 static size_t ptr_to_offset(const char *fn, const void *ptr)
 {
     uintptr_t off = (uintptr_t)ptr - shr_g.user_heap_base;
 
     if (off >= shr_g.user_heap_size || shr_heap_block_size(&shr_g.user_heap, off) == 0) {
-        if (shr_g.check_gate) {
-            shr_check_fail(fn, "ptr %p was not returned by shmem_malloc, shmem_calloc, "
-                           "shmem_align or shmem_realloc (or was freed already)", ptr);
-        }
-        return SIZE_MAX;
+        shr_check_fail(fn, "ptr %p was not returned by shmem_malloc, shmem_calloc, "
+                       "shmem_align or shmem_realloc (or was freed already)", ptr);
     }
     return off;
 }
@@ -168,11 +168,9 @@ void pshmem_free(void *ptr)
     }
     heap_barrier(); /* nobody still uses the block */
     size_t offset = ptr_to_offset("shmem_free", ptr);
-    if (offset != SIZE_MAX) {
-        shr_debug(SHR_LOG_HEAP, "shmem_free: block of %zu bytes at heap offset 0x%zx",
-                  shr_heap_block_size(&shr_g.user_heap, offset), offset);
-        shr_heap_free(&shr_g.user_heap, offset);
-    }
+    shr_debug(SHR_LOG_HEAP, "shmem_free: block of %zu bytes at heap offset 0x%zx",
+              shr_heap_block_size(&shr_g.user_heap, offset), offset);
+    shr_heap_free(&shr_g.user_heap, offset);
 }
 SHR_API_ALIAS(shmem_free)
 
@@ -193,9 +191,6 @@ void *pshmem_realloc(void *ptr, size_t size)
     }
     heap_barrier(); /* nobody still uses the old block */
     size_t offset = ptr_to_offset(fn, ptr), moved;
-    if (offset == SIZE_MAX) {
-        return NULL;
-    }
     size_t old_size = shr_heap_block_size(&shr_g.user_heap, offset);
     void *result = ptr;
     if (shr_heap_resize(&shr_g.user_heap, offset, size) == SHR_OK) {
