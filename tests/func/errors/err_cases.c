@@ -2,6 +2,7 @@
  * test_errors.py runs them and checks the message and the exit status.
  * Modes that must not fail print "survived" and exit 0. */
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +53,41 @@ int main(int argc, char **argv)
     } else if (strcmp(mode, "nonsym_get") == 0) {
         long v;
         shmem_getmem(&v, &stack_word, sizeof(v), 0);
+    } else if (strcmp(mode, "null_source") == 0) {
+        long *dest = shmem_malloc(sizeof(long));
+        shmem_putmem(dest, NULL, sizeof(long), 0);
+    } else if (strcmp(mode, "past_heap_end") == 0) {
+        /* the length runs from a heap block past the end of the user heap
+         * (into the library's internal heap on the target) */
+        char *dest = shmem_malloc(64);
+        static char src[4 << 20];
+        shmem_putmem(dest, src, sizeof(src), (me + 1) % n);
+    } else if (strcmp(mode, "past_data_end") == 0) {
+        /* from a global, longer than the whole data segment (nothing is
+         * copied: the check stops it first) */
+        static char dest[64];
+        shmem_getmem(dest, &g_word, (size_t)1 << 30, (me + 1) % n);
+    } else if (strcmp(mode, "ctx_garbage") == 0) {
+        shmem_ctx_long_p((shmem_ctx_t)(uintptr_t)0x1000, &g_word, 1, 0);
+    } else if (strcmp(mode, "ctx_destroyed") == 0) {
+        shmem_ctx_t ctx;
+        if (shmem_ctx_create(0, &ctx) != 0) {
+            return 3;
+        }
+        shmem_ctx_destroy(ctx);
+        shmem_ctx_long_p(ctx, &g_word, 1, 0);
+    } else if (strcmp(mode, "team_destroyed") == 0) {
+        shmem_team_t team;
+        shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 1, n, NULL, 0, &team);
+        shmem_team_destroy(team);
+        printf("PE %d: team_my_pe %d\n", me, shmem_team_my_pe(team));
+    } else if (strcmp(mode, "double_free") == 0) {
+        long *p = shmem_malloc(sizeof(long));
+        shmem_free(p);
+        shmem_free(p);
+    } else if (strcmp(mode, "coll_size_mismatch") == 0) {
+        long *src = shmem_calloc(16, sizeof(long)), *dest = shmem_calloc(16, sizeof(long));
+        shmem_long_broadcast(SHMEM_TEAM_WORLD, dest, src, me == 0 ? 8 : 16, 0);
     } else if (strcmp(mode, "heap_exhausted") == 0) {
         void *p = shmem_malloc(64u << 20);
         printf("malloc returned %s\n", p == NULL ? "NULL" : "memory");
