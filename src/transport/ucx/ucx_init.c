@@ -163,6 +163,12 @@ static ucs_status_t shr_ucx_context_make(size_t n_eps, size_t ppn, bool local_re
     if (shr_env_get_raw("UCX_TLS") == NULL && !local_remote) {
         ucp_config_modify(config, "TLS", "^sm");
     }
+    /* SHIMMER_REMOTE_PES on one host (a test mode): every peer is on this
+     * machine, so the TCP transport listens on loopback only, not on the
+     * host's network addresses where anyone could connect to it. */
+    if (local_remote && ppn >= (size_t)shr_g.n_pes && shr_env_get_raw("UCX_NET_DEVICES") == NULL) {
+        ucp_config_modify(config, "NET_DEVICES", "lo");
+    }
     /* UCX's TCP transport moves a put or get that is not sent in one piece
      * as active messages of TX_SEG_SIZE (8 KiB), a system call and a
      * receive each; the receiver's segment is 64 KiB.  Sending that much

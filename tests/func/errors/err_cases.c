@@ -127,6 +127,46 @@ int main(int argc, char **argv)
             raise(mode[0] == 'c' ? SIGSEGV : SIGHUP);
         }
         shmem_long_wait_until(&g_word, SHMEM_CMP_EQ, 99);
+    } else if (strcmp(mode, "listen_addrs") == 0) {
+        /* every TCP socket this PE listens on, by address: its socket
+         * inodes (/proc/self/fd) matched with /proc/self/net/tcp{,6} */
+        char line[512], path[64], target[64];
+        unsigned long inodes[256];
+        int n_inodes = 0, listening = 0;
+        for (int fd = 0; fd < 1024 && n_inodes < 256; fd++) {
+            snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+            ssize_t len = readlink(path, target, sizeof(target) - 1);
+            if (len > 0) {
+                target[len] = '\0';
+                if (sscanf(target, "socket:[%lu]", &inodes[n_inodes]) == 1) {
+                    n_inodes++;
+                }
+            }
+        }
+        const char *tables[] = {"/proc/self/net/tcp", "/proc/self/net/tcp6"};
+        for (int t = 0; t < 2; t++) {
+            FILE *f = fopen(tables[t], "r");
+            while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+                char local[64];
+                unsigned state;
+                unsigned long inode;
+                if (sscanf(line, " %*d: %63s %*s %x %*s %*s %*s %*s %*s %lu", local, &state,
+                           &inode) != 3 || state != 0x0A) {
+                    continue;
+                }
+                for (int i = 0; i < n_inodes; i++) {
+                    if (inodes[i] == inode) {
+                        printf("PE %d listens on %s\n", me, local);
+                        listening++;
+                    }
+                }
+            }
+            if (f != NULL) {
+                fclose(f);
+            }
+        }
+        printf("PE %d: %d listening sockets\n", me, listening);
+        shmem_barrier_all();
     } else if (strcmp(mode, "ucs_mapped") == 0) {
         /* is UCX's libucs in this process? (only jobs that span nodes,
          * or SHIMMER_REMOTE_PES, load it) */

@@ -530,6 +530,19 @@ def one_node_loads_no_ucx():
 
 
 @case
+def remote_pes_listen_on_loopback_only():
+    """SHIMMER_REMOTE_PES on one host: UCX listens on loopback, not on the
+    host's addresses (/proc/net/tcp: 127/8 ends in 7F, ::1 in 01000000)."""
+    require_ucx_plugin()
+    rc, out, err = run(["listen_addrs"], n=2, env={"SHIMMER_REMOTE_PES": "all"})
+    expect(rc, out, err, 0, [r"PE 0: \d+ listening sockets", r"PE 1: \d+ listening sockets"],
+           where="stdout")
+    for addr in re.findall(r"listens on ([0-9A-F]+):", out):
+        if not (len(addr) == 8 and addr.endswith("7F")) and addr != "0" * 24 + "01000000":
+            raise Fail("a PE listens on a non-loopback address %s:\n%s" % (addr, out))
+
+
+@case
 def crash_with_ucx_is_the_programs():
     """UCX's error-signal handler stays off: a PE's SIGSEGV kills it as
     the program's own would, without a UCX backtrace."""
