@@ -9,7 +9,8 @@
  * Processes the PEs started belong to the job too (as with mpirun): oshrun
  * is a child subreaper, so whatever a PE leaves behind, daemons included,
  * becomes oshrun's child when the PE ends, and is ended with the job
- * (shr_launch_end_strays).
+ * (shr_launch_end_strays).  Without subreaper (qemu-user) strays are left
+ * to init and oshrun says so under -v.
  */
 #include "launcher/launch_int.h"
 
@@ -67,9 +68,12 @@ bool shr_launch_signals_init(shr_launch_job_t *job)
         }
         sigaddset(&set, shr_launch_signals[i]);
     }
-    /* Orphans of the PEs come to us, not to init (file comment). */
-    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
-        return false;
+    /* Orphans of the PEs come to us, not to init (file comment).  Where
+     * the kernel or an emulator refuses (qemu-user answers EINVAL), the
+     * job runs the same, only strays go to init instead of ending with it. */
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0 && job->opts->verbose) {
+        fprintf(stderr, "oshrun: not a child subreaper (%s): processes the PEs leave "
+                "behind are not ended with the job\n", strerror(errno));
     }
     /* Blocked before any fork so that no SIGCHLD or ^C can slip past. */
     if (sigprocmask(SIG_BLOCK, &set, &job->child_mask) != 0) {
