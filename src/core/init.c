@@ -410,6 +410,13 @@ static shr_status_t create_segments(pe_card_t *card, const char *routine)
     return SHR_OK;
 }
 
+/* create_segments' data-segment attach has this pair (finalize, unwinding). */
+static void detach_data(void)
+{
+    shr_shm_data_detach(&my_data);
+    memset(&shr_g.seg[SHR_SEG_DATA], 0, sizeof(shr_g.seg[SHR_SEG_DATA]));
+}
+
 static unsigned auto_wait_spin(void)
 {
     if (shr_config.wait_spin >= 0) {
@@ -640,6 +647,7 @@ err_peers:
 err_segments:
     shr_remote_fini(); /* undoes publish; nothing if init or publish did */
     shr_shm_seg_destroy(&my_heap);
+    detach_data();
 err_boot:
     shr_boot_fini();
     return status;
@@ -669,6 +677,7 @@ void shr_finalize(const char *routine)
     shr_heap_fini(&shr_g.internal_heap);
     unmap_peers();
     shr_shm_seg_destroy(&my_heap);
+    detach_data();
     memset(shr_g.seg, 0, sizeof(shr_g.seg));
     fflush(NULL);
     shr_boot_fini();

@@ -65,6 +65,10 @@ void shr_shm_seg_destroy(shr_shm_seg_t *seg);
  * returns the segment of the first.  SHR_ERR_UNSUPPORTED if the executable
  * has no suitable segment. */
 shr_status_t shr_shm_data_attach(const char *routine, shr_shm_seg_t *seg_p);
+/* attach's pair: ends this init's use of the segment and clears *seg.  The
+ * memfd stays mapped where the globals are (they live in it now); a later
+ * attach returns it again. */
+void shr_shm_data_detach(shr_shm_seg_t *seg);
 
 /* Maps a peer's segment; sets *base_p.  Logs the cause on error. */
 shr_status_t shr_shm_seg_map_peer(const shr_shm_seg_addr_t *addr, const char *routine,

@@ -150,3 +150,12 @@ err:
     }
     return SHR_ERR_IO;
 }
+
+void shr_shm_data_detach(shr_shm_seg_t *seg)
+{
+    /* The mapping stays: the program's globals live in it for the life of
+     * the process (moving them back would be a second copy for nothing),
+     * and the next attach, after a re-init, hands it out again.  Peers
+     * unmapped it before this (their finalize or unwinding). */
+    *seg = (shr_shm_seg_t){.fd = -1};
+}
