@@ -361,7 +361,7 @@ static void warn_if_beyond_memory(size_t per_pe, int node_pes)
     }
 }
 
-static shr_status_t create_segments(pe_card_t *card, const char *routine)
+static shr_status_t create_heap(pe_card_t *card, const char *routine)
 {
     shr_status_t status;
 
@@ -395,22 +395,31 @@ static shr_status_t create_segments(pe_card_t *card, const char *routine)
     card->heap_size = shr_g.user_heap_size;
     card->internal_size = shr_g.internal_size;
 
-    if (shr_config.data_segment) {
-        status = shr_shm_data_attach(routine, &my_data);
-        if (status == SHR_OK) {
-            shr_g.seg[SHR_SEG_DATA].base = (uintptr_t)my_data.base;
-            shr_g.seg[SHR_SEG_DATA].size = my_data.size;
-            shr_g.seg[SHR_SEG_DATA].user_size = my_data.size;
-            card->data = my_data.addr;
-            card->data_size = my_data.size;
-        } else if (status != SHR_ERR_UNSUPPORTED) {
-            return status;
-        }
-    }
     return SHR_OK;
 }
 
-/* create_segments' data-segment attach has this pair (finalize, unwinding). */
+/* The program's globals become shareable (shm_data.c). */
+static shr_status_t attach_data(pe_card_t *card, const char *routine)
+{
+    if (!shr_config.data_segment) {
+        return SHR_OK;
+    }
+    shr_status_t status = shr_shm_data_attach(routine, &my_data);
+    if (status == SHR_ERR_UNSUPPORTED) {
+        return SHR_OK; /* no writable segment: globals are simply not symmetric */
+    }
+    if (status != SHR_OK) {
+        return status;
+    }
+    shr_g.seg[SHR_SEG_DATA].base = (uintptr_t)my_data.base;
+    shr_g.seg[SHR_SEG_DATA].size = my_data.size;
+    shr_g.seg[SHR_SEG_DATA].user_size = my_data.size;
+    card->data = my_data.addr;
+    card->data_size = my_data.size;
+    return SHR_OK;
+}
+
+/* attach_data's pair (finalize, unwinding). */
 static void detach_data(void)
 {
     shr_shm_data_detach(&my_data);
@@ -544,34 +553,36 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     shr_log_set_identity(rank, shr_g.host);
     status = shr_env_load(routine);
     if (status != SHR_OK) {
-        shr_boot_fini();
-        return status;
+        goto err_prestart;
     }
     configure_logging();
 
     memset(&card, 0, sizeof(card));
+    status = attach_data(&card, routine);
+    if (status != SHR_OK) {
+        goto err_prestart; /* attach_data undid its own steps */
+    }
     snprintf(card.host, sizeof(card.host), "%s", shr_g.host);
     card.node_id = node_identity(&card.machine_id);
     cpu_mask(card.cpus);
-    status = create_segments(&card, routine);
+    status = create_heap(&card, routine);
     if (status != SHR_OK) {
-        goto err_boot;
+        goto err_data;
     }
     /* addresses and keys for other nodes ride the one exchange below */
     status = shr_remote_publish(routine);
     if (status != SHR_OK) {
-        goto err_segments;
+        goto err_publish;
     }
     cards = calloc((size_t)size, sizeof(*cards));
     if (cards == NULL) {
         status = SHR_ERR_NO_MEMORY;
-        goto err_segments;
+        goto err_publish;
     }
     status = shr_boot_allgather(&card, cards, sizeof(card));
-    if (status != SHR_OK) {
-        goto err_segments;
+    if (status == SHR_OK) {
+        status = check_agreement(cards, routine);
     }
-    status = check_agreement(cards, routine);
     if (status == SHR_OK) {
         status = map_peers(cards, routine);
     }
@@ -585,18 +596,23 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     }
 
     status = shr_heap_init(&shr_g.internal_heap, shr_g.internal_size);
-    if (status == SHR_OK) {
-        status = shr_heap_init(&shr_g.user_heap, shr_g.user_heap_size);
-    }
-    size_t offset;
-    if (status == SHR_OK) {
-        status = shr_heap_alloc(&shr_g.internal_heap, SHR_CHECK_SCRATCH, 64, &offset);
-        shr_g.check_scratch = shr_internal_addr(offset);
-    }
     if (status != SHR_OK) {
         shr_error("%s: out of memory for the heap bookkeeping", routine);
         goto err_peers;
     }
+    status = shr_heap_init(&shr_g.user_heap, shr_g.user_heap_size);
+    if (status != SHR_OK) {
+        shr_error("%s: out of memory for the heap bookkeeping", routine);
+        goto err_internal_heap;
+    }
+    size_t offset;
+    status = shr_heap_alloc(&shr_g.internal_heap, SHR_CHECK_SCRATCH, 64, &offset);
+    if (status != SHR_OK) {
+        shr_error("%s: the internal heap cannot hold %d bytes of scratch for the argument "
+                  "checks; raise SHIMMER_INTERNAL_HEAP_SIZE", routine, SHR_CHECK_SCRATCH);
+        goto err_user_heap;
+    }
+    shr_g.check_scratch = shr_internal_addr(offset);
     shr_g.wait_spin = auto_wait_spin();
     shr_g.wait_sleep_after_ns = 1000ull * (uint64_t)(shr_config.wait_sleep_after >= 0
                                                          ? shr_config.wait_sleep_after
@@ -608,11 +624,11 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     shr_g.init_thread = (pid_t)syscall(SYS_gettid);
     status = shr_stall_init(routine);
     if (status != SHR_OK) {
-        goto err_heaps;
+        goto err_user_heap;
     }
     status = shr_team_init(routine);
     if (status != SHR_OK) {
-        goto err_heaps;
+        goto err_teams;
     }
     shr_g.checks = shr_config.checks < 0 ? shr_config.debug : shr_config.checks;
     shr_g.initialized = true;
@@ -638,17 +654,26 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     *provided_p = shr_g.thread_level;
     return SHR_OK;
 
-err_heaps:
+    /* Unwinding: each label undoes one step and falls through to those
+     * done before it, in reverse order; each undo runs at most once.  What
+     * the steps took from the internal heap (team pool, stall words, check
+     * scratch) goes with the heap's bookkeeping. */
+err_teams:
+    shr_team_fini();
+err_user_heap:
     shr_heap_fini(&shr_g.user_heap);
+err_internal_heap:
     shr_heap_fini(&shr_g.internal_heap);
-    shr_remote_fini();
 err_peers:
     unmap_peers();
-err_segments:
-    shr_remote_fini(); /* undoes publish; nothing if init or publish did */
+err_publish:
+    shr_remote_fini(); /* undoes publish (and init, if it ran) */
     shr_shm_seg_destroy(&my_heap);
+    memset(&shr_g.seg[SHR_SEG_HEAP], 0, sizeof(shr_g.seg[SHR_SEG_HEAP]));
+err_data:
     detach_data();
-err_boot:
+err_prestart:
+    shr_remote_prestart_cancel(); /* nothing once publish took the helper's work */
     shr_boot_fini();
     return status;
 }

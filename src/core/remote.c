@@ -182,6 +182,18 @@ void shr_remote_prestart(void)
     }
 }
 
+void shr_remote_prestart_cancel(void)
+{
+    if (early == NULL) {
+        return;
+    }
+    pthread_join(early->thread, NULL);
+    /* The transport's start-up state is left as it is (the table has no
+     * operation to drop it): init is failing, and says why. */
+    free(early);
+    early = NULL;
+}
+
 shr_status_t shr_remote_publish(const char *routine)
 {
     const shr_remote_ops_t *ops;

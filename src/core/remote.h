@@ -145,6 +145,9 @@ extern unsigned shr_remote_caps;
  * on a helper thread, overlapping init's local work.  Silent;
  * shr_remote_publish takes the result (and reports a failure). */
 void shr_remote_prestart(void);
+/* Init's unwinding when publish never ran: waits for the helper and drops
+ * what it made.  Nothing when there is no helper. */
+void shr_remote_prestart_cancel(void);
 /* Before the init exchange, on every PE: if some peer may be out of
  * load/store reach (the starter places PEs on several nodes, or
  * SHIMMER_REMOTE_PES names some), chooses and loads the transport (a

@@ -34,6 +34,37 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "before_init") == 0) {
         shmem_long_p(&g_word, 1, 0);
+    } else if (strcmp(mode, "init_retry") == 0 && argc > 2) {
+        /* the environment makes the first init fail part-way (argv[2] names
+         * the variable); without it the second must give a working job */
+        int provided, me, n;
+        if (shmem_init_thread(SHMEM_THREAD_SINGLE, &provided) == 0) {
+            printf("the first init succeeded\n");
+            return 4;
+        }
+        unsetenv(argv[2]);
+        if (shmem_init_thread(SHMEM_THREAD_SINGLE, &provided) != 0) {
+            printf("the second init failed\n");
+            return 5;
+        }
+        me = shmem_my_pe();
+        n = shmem_n_pes();
+        long *h = shmem_malloc(sizeof(long));
+        *h = 0;
+        g_word = 0;
+        shmem_barrier_all();
+        shmem_long_p(&g_word, me + 1, (me + 1) % n);
+        shmem_long_atomic_add(h, me + 1, 0);
+        shmem_barrier_all();
+        long want = (long)n * (n + 1) / 2;
+        if (g_word != (me + n - 1) % n + 1 || (me == 0 && *h != want)) {
+            printf("PE %d: global %ld, heap %ld after the retry\n", me, g_word, *h);
+            return 6;
+        }
+        shmem_free(h);
+        shmem_finalize();
+        printf("PE %d: init_retry survived\n", me);
+        return 0;
     } else if (strcmp(mode, "init_thread_bad_env") == 0) {
         int provided;
         if (shmem_init_thread(SHMEM_THREAD_SINGLE, &provided) != 0) {

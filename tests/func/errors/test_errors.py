@@ -188,6 +188,42 @@ def env_unparsable_init_thread_returns():
     expect(rc, out, err, 3, [error_line("shmem_init_thread", "SHIMMER_SHM_BACKING=tape", "memfd,file")])
 
 
+def init_retry(var, value, env=None, n=2):
+    """shmem_init_thread fails part-way (var=value), returns nonzero, and
+    unwinds: the retry without var gives a working job (puts and AMOs on a
+    global and on the heap)."""
+    full = {var: value}
+    full.update(env or {})
+    rc, out, err = run(["init_retry", var], env=full, n=n)
+    expect(rc, out, err, 0, [r"PE 0: init_retry survived", r"PE %d: init_retry survived" % (n - 1)],
+           where="stdout")
+    return err
+
+
+@case
+def init_unwinds_scratch_alloc():
+    """An internal heap of 0 bytes: the check scratch cannot be allocated
+    (init used to take the unset offset as its address)."""
+    err = init_retry("SHIMMER_INTERNAL_HEAP_SIZE", "0")
+    expect(0, "", err, 0, [error_line("shmem_init_thread", "bytes of scratch for the argument checks",
+                                      "raise SHIMMER_INTERNAL_HEAP_SIZE")])
+
+
+@case
+def init_unwinds_team_pool():
+    err = init_retry("SHIMMER_INTERNAL_HEAP_SIZE", "4k")
+    expect(0, "", err, 0, [error_line("shmem_init_thread", "cannot hold 64 team slots")])
+
+
+@case
+def init_unwinds_teams_remote():
+    """A failure after the remote transport is up (team init) undoes it
+    once, and the retry brings it up again."""
+    require_ucx_plugin()
+    err = init_retry("SHIMMER_TEAMS_MAX", "1", env={"SHIMMER_REMOTE_PES": "all"})
+    expect(0, "", err, 0, [error_line("shmem_init_thread", "SHIMMER_TEAMS_MAX is 1")])
+
+
 @case
 def env_unknown_name_warns():
     rc, out, err = run(["ok"], env={"SHIMMER_WAIT_SPN": "3"}, n=1)
