@@ -398,7 +398,12 @@ static shr_status_t create_heap(pe_card_t *card, const char *routine)
     return SHR_OK;
 }
 
-/* The program's globals become shareable (shm_data.c). */
+/* The program's globals become shareable (shm_data.c).  The copy and the
+ * MAP_FIXED remap lose any write another thread makes to the executable's
+ * data segment meanwhile, and in a program linked with libshimmer.a that
+ * segment holds the library's own globals too (and a helper's malloc or
+ * UCX state may land there): so init starts no thread of its own -- the
+ * remote transport's start-up helper included -- before this returns. */
 static shr_status_t attach_data(pe_card_t *card, const char *routine)
 {
     if (!shr_config.data_segment) {
@@ -546,28 +551,29 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     }
     shr_g.my_pe = rank;
     shr_g.n_pes = size;
-    /* a job across nodes needs the remote transport: its context and
-     * worker are made in the background while init does its local work */
-    shr_remote_prestart();
     gethostname(shr_g.host, sizeof(shr_g.host) - 1);
     shr_log_set_identity(rank, shr_g.host);
     status = shr_env_load(routine);
     if (status != SHR_OK) {
-        goto err_prestart;
+        goto err_boot;
     }
     configure_logging();
 
     memset(&card, 0, sizeof(card));
     status = attach_data(&card, routine);
     if (status != SHR_OK) {
-        goto err_prestart; /* attach_data undid its own steps */
+        goto err_boot; /* attach_data undid its own steps */
     }
+    /* a job across nodes needs the remote transport: its context and
+     * worker are made in the background while init does its local work
+     * (after the data segment's copy: see attach_data) */
+    shr_remote_prestart();
     snprintf(card.host, sizeof(card.host), "%s", shr_g.host);
     card.node_id = node_identity(&card.machine_id);
     cpu_mask(card.cpus);
     status = create_heap(&card, routine);
     if (status != SHR_OK) {
-        goto err_data;
+        goto err_prestart;
     }
     /* addresses and keys for other nodes ride the one exchange below */
     status = shr_remote_publish(routine);
@@ -670,10 +676,10 @@ err_publish:
     shr_remote_fini(); /* undoes publish (and init, if it ran) */
     shr_shm_seg_destroy(&my_heap);
     memset(&shr_g.seg[SHR_SEG_HEAP], 0, sizeof(shr_g.seg[SHR_SEG_HEAP]));
-err_data:
-    detach_data();
 err_prestart:
     shr_remote_prestart_cancel(); /* nothing once publish took the helper's work */
+    detach_data();
+err_boot:
     shr_boot_fini();
     return status;
 }

@@ -6,9 +6,12 @@
  * (and no SHIMMER_REMOTE_PES) keeps `none` and loads nothing -- no libucs,
  * no UCX signal handlers, no UCX threads; a job that spans nodes gets the
  * remote transport, loaded and started on a helper thread as soon as boot
- * has joined the job, so that both overlap init's local work
- * (configuration, segments).  The helper writes only memory it allocated:
- * init copies the executable's data segment meanwhile.
+ * has joined the job and the data segment is shared, so that both overlap
+ * init's local work (the symmetric heap).  Init starts the helper only
+ * after the copy and remap of the executable's data segment
+ * (init.c:attach_data): in a program linked with libshimmer.a, this file's
+ * globals, the transport's and those of anything else linked in statically
+ * live in that segment, and a write made during the copy would be lost.
  *
  * Where the transport comes from: the shared library loads the plugin
  * lib/shimmer/libshimmer-ucx.so from beside itself (the same layout in the

@@ -54,10 +54,10 @@ typedef struct shr_remote_ops {
      * program).  May be NULL. */
     void (*attach)(void);
     /* On init's helper thread, once boot has joined a job that spans
-     * nodes: the slow part of bringing the transport up, overlapping init's
-     * local work.  Logs nothing; returns what publish takes over (malloc'ed
-     * or NULL), never in the executable's data segment, which init is
-     * copying meanwhile.  May be NULL. */
+     * nodes, after the executable's data segment is shared: the slow part
+     * of bringing the transport up, overlapping init's local work.  Logs
+     * nothing; returns what publish takes over (malloc'ed or NULL).  May
+     * be NULL. */
     void *(*prestart)(void);
     /* Before the init exchange, on every PE of a job some of whose peers
      * may be remote: brings the transport up and publishes this PE's
@@ -140,10 +140,11 @@ extern unsigned shr_remote_caps;
 
 /* ---- the life cycle, as init.c calls it (core/remote.c) ---- */
 
-/* Right after boot joined the job (shr_g.n_pes set, nothing else yet):
- * when the job spans nodes, loads the transport and begins bringing it up
- * on a helper thread, overlapping init's local work.  Silent;
- * shr_remote_publish takes the result (and reports a failure). */
+/* Once boot joined the job and the data segment is shared (never before
+ * its copy: see init.c:attach_data): when the job spans nodes, loads the
+ * transport and begins bringing it up on a helper thread, overlapping
+ * init's local work.  Silent; shr_remote_publish takes the result (and
+ * reports a failure). */
 void shr_remote_prestart(void);
 /* Init's unwinding when publish never ran: waits for the helper and drops
  * what it made.  Nothing when there is no helper. */

@@ -63,7 +63,8 @@ void shr_shm_seg_destroy(shr_shm_seg_t *seg);
  * executable) into a memfd at the same address, so that local peers can map
  * it.  Sets *seg_p (base = start of the range).  Idempotent: the second call
  * returns the segment of the first.  SHR_ERR_UNSUPPORTED if the executable
- * has no suitable segment. */
+ * has no suitable segment.  No thread may write a global of the executable
+ * while it runs (see shm_data.c): the caller starts its helpers after. */
 shr_status_t shr_shm_data_attach(const char *routine, shr_shm_seg_t *seg_p);
 /* attach's pair: ends this init's use of the segment and clears *seg.  The
  * memfd stays mapped where the globals are (they live in it now); a later

@@ -121,7 +121,14 @@ shr_status_t shr_shm_data_attach(const char *routine, shr_shm_seg_t *seg_p)
         goto err;
     }
     /* Copy, then map the copy in place of the original.  No global may be
-     * written in between (that write would be lost): only locals here. */
+     * written in between, by this thread or any other: such a write goes
+     * to the old pages after they were copied and vanishes with them.  So
+     * only locals here, and the caller starts no thread before this
+     * returns (core/init.c:attach_data says why that covers the remote
+     * transport's start-up helper; with libshimmer.a linked in, the
+     * library's own globals are in this range).  A thread of the program
+     * itself that writes globals while shmem_init runs is the program's
+     * race, as with any memory shmem_init makes symmetric. */
     if (copy_touched(&range, seg.fd) != SHR_OK) {
         shr_error("%s: cannot copy the global variables: %s", routine, strerror(errno));
         goto err;
