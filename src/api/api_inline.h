@@ -45,7 +45,7 @@ _Static_assert(SHMEM_CMP_EQ == 0 && SHMEM_CMP_LE == 5, "SHR_API_CHECK_CMP's rang
     } while (0)
 
 #define SHR_API_CHECK(_call) do { \
-        if (SHR_UNLIKELY(shr_g.check_gate)) { \
+        if (SHR_CHECKS_ON()) { \
             _call; \
         } \
     } while (0)

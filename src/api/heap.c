@@ -83,7 +83,7 @@ static void *heap_alloc(const char *fn, size_t size, size_t align, long hints)
     size_t offset;
     void *ptr = NULL;
 
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_check_init(fn);
         if (size != 0) {
             check_same_request(fn, size, align, hints);
@@ -120,7 +120,7 @@ SHR_API_ALIAS(shmem_malloc_with_hints)
 void *pshmem_calloc(size_t count, size_t size)
 {
     if (count != 0 && size > SIZE_MAX / count) {
-        if (SHR_UNLIKELY(shr_g.check_gate)) {
+        if (SHR_CHECKS_ON()) {
             shr_check_fail("shmem_calloc", "count %zu x size %zu overflows size_t", count, size);
         }
         return NULL;
@@ -143,7 +143,7 @@ void *pshmem_align(size_t alignment, size_t size)
         return NULL;
     }
     if (alignment == 0 || (alignment & (alignment - 1)) != 0) {
-        if (SHR_UNLIKELY(shr_g.check_gate)) {
+        if (SHR_CHECKS_ON()) {
             shr_check_fail("shmem_align", "alignment %zu is not a power of two; pass a power "
                            "of two that is a multiple of sizeof(void *)", alignment);
         }
@@ -160,7 +160,7 @@ SHR_API_ALIAS(shmem_align)
 
 void pshmem_free(void *ptr)
 {
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_check_init("shmem_free");
     }
     if (ptr == NULL) {
@@ -185,7 +185,7 @@ void *pshmem_realloc(void *ptr, size_t size)
         pshmem_free(ptr);
         return NULL;
     }
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_check_init(fn);
         check_same_request(fn, size, SHR_HEAP_MIN_ALIGN, 0);
     }

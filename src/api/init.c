@@ -57,7 +57,7 @@ void pshmem_finalize(void)
                       "(call it once per shmem_init)");
         return;
     }
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_check_init_thread("shmem_finalize"); /* initialized, and by this thread */
     }
     shr_finalize("shmem_finalize");
@@ -84,7 +84,7 @@ SHR_API_ALIAS(shmem_global_exit)
 
 int pshmem_my_pe(void)
 {
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_check_init("shmem_my_pe");
     }
     return shr_g.my_pe;
@@ -93,7 +93,7 @@ SHR_API_ALIAS(shmem_my_pe)
 
 int pshmem_n_pes(void)
 {
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_check_init("shmem_n_pes");
     }
     return shr_g.n_pes;
@@ -115,7 +115,7 @@ SHR_API_ALIAS(_num_pes)
 
 int pshmem_pe_accessible(int pe)
 {
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_check_init("shmem_pe_accessible");
     }
     return pe >= 0 && pe < shr_g.n_pes;
@@ -124,7 +124,7 @@ SHR_API_ALIAS(shmem_pe_accessible)
 
 int pshmem_addr_accessible(const void *addr, int pe)
 {
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_check_init("shmem_addr_accessible");
     }
     return pe >= 0 && pe < shr_g.n_pes && shr_addr_is_user_symmetric(addr, 1);
@@ -133,7 +133,7 @@ SHR_API_ALIAS(shmem_addr_accessible)
 
 void *pshmem_ptr(const void *dest, int pe)
 {
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_check_init("shmem_ptr");
     }
     if (pe < 0 || pe >= shr_g.n_pes || !shr_addr_is_user_symmetric(dest, 1)) {
@@ -145,7 +145,7 @@ SHR_API_ALIAS(shmem_ptr)
 
 void *pshmem_team_ptr(shmem_team_t team, const void *dest, int pe)
 {
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_check_init("shmem_team_ptr");
     }
     if (team == SHMEM_TEAM_INVALID) {

@@ -43,7 +43,7 @@ static void pe_quiet(const char *fn, shr_ctx_t *ctx, const int *target_pes, size
 {
     int world[64];
 
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         check_ctx(fn, ctx);
         for (size_t i = 0; i < npes && ctx != SHMEM_CTX_INVALID; i++) {
             shr_check_ctx_pe(fn, ctx, target_pes[i]);

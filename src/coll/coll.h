@@ -80,7 +80,7 @@ int shr_coll_scan(const char *fn, shr_team_t *team, void *dest, const void *src,
 /* True when reductions support (dt, op): the spec's type table. */
 bool shr_coll_op_is_supported(shr_dtype_t dt, shr_op_t op);
 
-/* Debug mode (shr_g.check_gate): every entry point above also checks, across
+/* Debug mode (SHR_CHECKS_ON): every entry point above also checks, across
  * the members, that they called the same collective with the same
  * arguments (sizes, root, type, operator, buffers); a member whose
  * arguments differ from member 0's gets one error line naming the routine,

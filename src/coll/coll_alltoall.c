@@ -168,7 +168,7 @@ int shr_coll_alltoall(const char *fn, shr_team_t *team, void *dest, const void *
     shr_coll_kind_t kind = dst == 0 && sst == 0 ? SHR_COLL_ALLTOALL : SHR_COLL_ALLTOALLS;
 
     alltoall_args(&a, dest, src, dst, sst, nelems, elem);
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_coll_sig_t sig;
         alltoall_sig(&sig, &a);
         shr_coll_agree_team(fn, team, kind, &sig);
@@ -196,7 +196,7 @@ void shr_coll_alltoall_aset(const char *fn, void *dest, const void *src, ptrdiff
     shr_coll_kind_t kind = dst == 0 && sst == 0 ? SHR_COLL_ALLTOALL : SHR_COLL_ALLTOALLS;
 
     alltoall_args(&a, dest, src, dst, sst, nelems, elem);
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_coll_sig_t sig;
         alltoall_sig(&sig, &a);
         shr_coll_agree_aset(fn, PE_start, logPE_stride, PE_size, pSync, kind, &sig);

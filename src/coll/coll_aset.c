@@ -54,7 +54,7 @@ void shr_coll_aset_begin(shr_coll_t *c, shr_team_t *view, const char *fn, int PE
     c->all_local = SHR_LIKELY(!shr_g.has_remote) || view_all_local(view, pSync);
     c->full = false;
     c->nested = false;
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         uint64_t *dbg = &shr_team_world->sync[SHR_TA_DBG_CALL];
         dbg[SHR_DBG_ASET_PSYNC] = psync_name(pSync);
         __atomic_store_n(&dbg[SHR_DBG_ASET_KIND], (uint64_t)kind + 1, __ATOMIC_RELEASE);
@@ -64,7 +64,7 @@ void shr_coll_aset_begin(shr_coll_t *c, shr_team_t *view, const char *fn, int PE
 void shr_coll_aset_end(shr_coll_t *c)
 {
     (void)c;
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         __atomic_store_n(&shr_team_world->sync[SHR_TA_DBG_CALL + SHR_DBG_ASET_KIND], 0,
                          __ATOMIC_RELEASE);
     }

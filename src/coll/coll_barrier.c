@@ -153,7 +153,7 @@ static void sync_run(const char *fn, shr_team_t *team, shr_coll_algo_fn_t algo)
         shr_coll_t c = {.fn = fn, .team = team, .sync = team->sync, .seq = epoch,
                         .kind = SHR_COLL_BARRIER,
                         .all_local = shr_coll_team_local(team)};
-        if (SHR_UNLIKELY(shr_g.check_gate)) {
+        if (SHR_CHECKS_ON()) {
             team->sync[SHR_TA_DBG_CALL + SHR_DBG_KIND] = SHR_COLL_BARRIER + 1;
             __atomic_store_n(&team->sync[SHR_TA_DBG_CALL + SHR_DBG_EPOCH], epoch,
                              __ATOMIC_RELEASE);
@@ -163,7 +163,7 @@ static void sync_run(const char *fn, shr_team_t *team, shr_coll_algo_fn_t algo)
         } else {
             shr_coll_run(SHR_COLL_ID_BARRIER, barrier_auto, &c, NULL);
         }
-        if (SHR_UNLIKELY(shr_g.check_gate)) {
+        if (SHR_CHECKS_ON()) {
             team->sync[SHR_TA_DBG_CALL + SHR_DBG_KIND] = 0;
         }
     }

@@ -177,7 +177,7 @@ int shr_coll_broadcast(const char *fn, shr_team_t *team, void *dest, const void 
 {
     shr_coll_t c;
 
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_coll_sig_t sig = {{"nelems (in bytes)", "PE_root", "dest", "source"},
                               {len, (uint64_t)root, shr_coll_sym_name(dest),
                                shr_coll_sym_name(src)}};
@@ -198,7 +198,7 @@ void shr_coll_broadcast_aset(const char *fn, void *dest, const void *src, size_t
     shr_team_t view;
     shr_coll_t c;
 
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_coll_sig_t sig = {{"nelems (in bytes)", "PE_root", "dest", "source"},
                               {len, (uint64_t)root, shr_coll_sym_name(dest),
                                shr_coll_sym_name(src)}};

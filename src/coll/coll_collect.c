@@ -232,7 +232,7 @@ int shr_coll_collect(const char *fn, shr_team_t *team, void *dest, const void *s
     shr_coll_t c;
     shr_coll_kind_t kind = fixed ? SHR_COLL_FCOLLECT : SHR_COLL_COLLECT;
 
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_coll_sig_t sig;
         collect_sig(&sig, dest, src, len, fixed);
         shr_coll_agree_team(fn, team, kind, &sig);
@@ -253,7 +253,7 @@ void shr_coll_collect_aset(const char *fn, void *dest, const void *src, size_t l
     shr_coll_t c;
     shr_coll_kind_t kind = fixed ? SHR_COLL_FCOLLECT : SHR_COLL_COLLECT;
 
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_coll_sig_t sig;
         collect_sig(&sig, dest, src, len, fixed);
         shr_coll_agree_aset(fn, PE_start, logPE_stride, PE_size, pSync, kind, &sig);

@@ -1,6 +1,6 @@
 /*
  * coll_debug.c -- the slow half of waiting in a collective, and the
- * debug-mode (shr_g.check_gate) diagnostics: hang reports naming the PEs
+ * debug-mode (SHR_CHECKS_ON) diagnostics: hang reports naming the PEs
  * that have not arrived, and cross-PE agreement of arguments.
  *
  * Every PE records the collective it is in, in a line of its own memory
@@ -151,7 +151,7 @@ uint64_t shr_coll_wait_slow(shr_coll_t *c, const uint64_t *addr, uint64_t value)
 
     while ((seen = __atomic_load_n(addr, __ATOMIC_ACQUIRE)) < value) {
         shr_waiter_pause(&waiter);
-        if (SHR_UNLIKELY(shr_g.check_gate) && waiter.yields != checked &&
+        if (SHR_CHECKS_ON() && waiter.yields != checked &&
             (waiter.yields & 63) == 0) {
             checked = waiter.yields;
             uint64_t now = now_ns();

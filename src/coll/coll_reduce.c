@@ -258,7 +258,7 @@ int shr_coll_reduce(const char *fn, shr_team_t *team, void *dest, const void *sr
 {
     shr_coll_t c;
 
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_coll_sig_t sig;
         reduce_sig(&sig, dest, src, count, dt, op);
         shr_coll_agree_team(fn, team, SHR_COLL_REDUCE, &sig);
@@ -279,7 +279,7 @@ void shr_coll_reduce_aset(const char *fn, void *dest, const void *src, size_t co
     shr_team_t view;
     shr_coll_t c;
 
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_coll_sig_t sig;
         reduce_sig(&sig, dest, src, count, dt, op);
         shr_coll_agree_aset(fn, PE_start, logPE_stride, PE_size, pSync, SHR_COLL_REDUCE, &sig);

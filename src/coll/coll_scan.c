@@ -149,7 +149,7 @@ int shr_coll_scan(const char *fn, shr_team_t *team, void *dest, const void *src,
                          .op = SHR_OP_SUM, .inclusive = inclusive};
     shr_coll_t c;
 
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         shr_coll_sig_t sig = {{"nelems", "type and inclusive/exclusive", "dest", "source"},
                               {count, (uint64_t)dt << 8 | inclusive, shr_coll_sym_name(dest),
                                shr_coll_sym_name(src)}};

@@ -52,7 +52,7 @@ void shr_coll_team_begin(shr_coll_t *c, const char *fn, shr_team_t *team, shr_co
     c->all_local = shr_coll_team_local(team);
     c->full = false;
     c->nested = false;
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         team->sync[SHR_TA_DBG_CALL + SHR_DBG_KIND] = (uint64_t)kind + 1;
         __atomic_store_n(&team->sync[SHR_TA_DBG_CALL + SHR_DBG_SEQ], s, __ATOMIC_RELEASE);
     }
@@ -66,7 +66,7 @@ void shr_coll_team_end(shr_coll_t *c)
     if (c->full && c->seq - 1 > st->last_free) {
         st->last_free = c->seq - 1;
     }
-    if (SHR_UNLIKELY(shr_g.check_gate)) {
+    if (SHR_CHECKS_ON()) {
         c->team->sync[SHR_TA_DBG_CALL + SHR_DBG_KIND] = 0;
     }
 }

@@ -1,7 +1,7 @@
 /*
  * check.h -- argument checks of the public routines.  Compiled into every
- * build and gated at run time by shr_g.check_gate (SHMEM_DEBUG=1 or
- * SHIMMER_CHECKS=1; always on before init and after finalize, so a call
+ * build and gated at run time by SHR_CHECKS_ON (core/state.h: SHMEM_DEBUG=1
+ * or SHIMMER_CHECKS=1; always on before init and after finalize, so a call
  * there is reported instead of crashing).  A failed check logs one line
  * naming the routine, the argument, the bad value and the fix, then ends
  * the job (status 1).  All are cold and thread-safe.

@@ -74,6 +74,13 @@ typedef struct shr_state {
                               cross-PE argument checks */
 } shr_state_t;
 
+/* Argument checks and debug-mode diagnostics run now: the gate is up (one
+ * predictable branch when it is down) for the checks.  One place to say it,
+ * so that the gate can serve more than the checks. */
+#define SHR_CHECKS_ON() (SHR_UNLIKELY(shr_g.check_gate) && SHR_GATE_CHECKS())
+/* On the gated path: whether it is there for the checks. */
+#define SHR_GATE_CHECKS() (shr_g.checks || !shr_g.initialized)
+
 #define SHR_CHECK_SCRATCH 256
 #define SHR_HEAP_BASE_ALIGN ((size_t)1 << 30)
 
