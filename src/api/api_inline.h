@@ -16,6 +16,7 @@
 #include "core/amo_inline.h"
 #include "core/check.h"
 #include "core/p2p_inline.h"
+#include "core/prof.h"
 #include "core/req_inline.h"
 #include "core/rma_inline.h"
 #include "util/log.h"
@@ -44,9 +45,34 @@ _Static_assert(SHMEM_CMP_EQ == 0 && SHMEM_CMP_LE == 5, "SHR_API_CHECK_CMP's rang
         } \
     } while (0)
 
+/* Checks only (routines the profile does not time). */
 #define SHR_API_CHECK(_call) do { \
         if (SHR_CHECKS_ON()) { \
             _call; \
+        } \
+    } while (0)
+
+/* The gated path of a routine (shr_g.check_gate up): the checks when they
+ * are on, then `_op` timed into profile family `_fam` (core/prof.def) with
+ * `_bytes` when SHIMMER_PROFILE is on.  Cold code only. */
+#define SHR_API_GATED(_fam, _bytes, _check, _op) do { \
+        if (SHR_GATE_CHECKS()) { \
+            _check; \
+        } \
+        uint64_t prof_t0_ = shr_prof_begin(); \
+        _op; \
+        shr_prof_end(_fam, prof_t0_, _bytes); \
+    } while (0)
+
+/* An out-of-line routine: the gated path when the gate is up, else `_op`
+ * alone.  The inline data routines below instead leave through one call to
+ * a cold shr_api_*_gated twin (api_gated.c), so that their fast path stays
+ * what it was without the profile. */
+#define SHR_API_TIMED(_fam, _bytes, _check, _op) do { \
+        if (SHR_UNLIKELY(shr_g.check_gate)) { \
+            SHR_API_GATED(_fam, _bytes, _check, _op); \
+        } else { \
+            _op; \
         } \
     } while (0)
 
@@ -55,11 +81,45 @@ _Static_assert(SHMEM_CMP_EQ == 0 && SHMEM_CMP_LE == 5, "SHR_API_CHECK_CMP's rang
  * carries no code for them; a debug build pays one compare of the level. */
 #define SHR_API_TRACE(_cat, _fn, _fmt, ...) shr_trace(_cat, "%s: " _fmt, _fn, __VA_ARGS__)
 
+/* The gated twins (api_gated.c): checks, trace, the operation, timed.
+ * `what` names the local argument in messages ("source" or "value"); `g`:
+ * the local side is a return value (shmem_g), not checked. */
+SHR_COLD void shr_api_put_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                size_t len, int pe, const char *what, bool nbi);
+SHR_COLD void shr_api_get_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                size_t len, int pe, bool g, bool nbi);
+SHR_COLD void shr_api_iput_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                 ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
+                                 size_t elem, int pe);
+SHR_COLD void shr_api_iget_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                 ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
+                                 size_t elem, int pe);
+SHR_COLD uint64_t shr_api_amo_gated(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *dest,
+                                    uint64_t value, uint64_t cond, size_t size, int pe);
+SHR_COLD void shr_api_amo_nbi_gated(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fetch,
+                                    void *dest, uint64_t value, uint64_t cond, size_t size,
+                                    int pe);
+SHR_COLD void shr_api_put_signal_gated(const char *fn, shr_ctx_t *ctx, void *dest,
+                                       const void *src, size_t len, uint64_t *sig_addr,
+                                       uint64_t signal, int sig_op, int pe, bool nbi);
+SHR_COLD void shr_api_wait_until_gated(const char *fn, void *ivar, int cmp, const void *value,
+                                       shr_dtype_t dt);
+SHR_COLD int shr_api_test_gated(const char *fn, void *ivar, int cmp, const void *value,
+                                shr_dtype_t dt);
+/* wait_until_{all,any,some}[_vector] (test false) and their test forms */
+SHR_COLD size_t shr_api_set_gated(const char *fn, shr_wait_kind_t kind, void *ivars,
+                                  size_t nelems, size_t *indices, const int *status, int cmp,
+                                  const void *values, size_t vector_elem, shr_dtype_t dt,
+                                  bool test);
+
 /* ---- RMA ---- */
 static SHR_ALWAYS_INLINE void shr_api_put(const char *fn, shr_ctx_t *ctx, void *dest,
                                           const void *src, size_t len, int pe)
 {
-    SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_put_gated(fn, ctx, dest, src, len, pe, "source", false);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
     shr_rma_put(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), false);
 }
@@ -67,7 +127,10 @@ static SHR_ALWAYS_INLINE void shr_api_put(const char *fn, shr_ctx_t *ctx, void *
 static SHR_ALWAYS_INLINE void shr_api_put_nbi(const char *fn, shr_ctx_t *ctx, void *dest,
                                               const void *src, size_t len, int pe)
 {
-    SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_put_gated(fn, ctx, dest, src, len, pe, "source", true);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
     shr_rma_put(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), true);
 }
@@ -75,7 +138,10 @@ static SHR_ALWAYS_INLINE void shr_api_put_nbi(const char *fn, shr_ctx_t *ctx, vo
 static SHR_ALWAYS_INLINE void shr_api_p(const char *fn, shr_ctx_t *ctx, void *dest,
                                         const void *value, size_t size, int pe)
 {
-    SHR_API_CHECK(shr_check_rma(fn, ctx, "dest", dest, "value", value, size, pe));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_put_gated(fn, ctx, dest, value, size, pe, "value", false);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", size, dest, pe);
     shr_rma_put(fn, ctx, dest, value, size, shr_api_world_pe(fn, ctx, pe), false);
 }
@@ -83,7 +149,10 @@ static SHR_ALWAYS_INLINE void shr_api_p(const char *fn, shr_ctx_t *ctx, void *de
 static SHR_ALWAYS_INLINE void shr_api_get(const char *fn, shr_ctx_t *ctx, void *dest,
                                           const void *src, size_t len, int pe)
 {
-    SHR_API_CHECK(shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_get_gated(fn, ctx, dest, src, len, pe, false, false);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", len, src, pe);
     shr_rma_get(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), false);
 }
@@ -91,7 +160,10 @@ static SHR_ALWAYS_INLINE void shr_api_get(const char *fn, shr_ctx_t *ctx, void *
 static SHR_ALWAYS_INLINE void shr_api_get_nbi(const char *fn, shr_ctx_t *ctx, void *dest,
                                               const void *src, size_t len, int pe)
 {
-    SHR_API_CHECK(shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_get_gated(fn, ctx, dest, src, len, pe, false, true);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", len, src, pe);
     shr_rma_get(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), true);
 }
@@ -99,7 +171,10 @@ static SHR_ALWAYS_INLINE void shr_api_get_nbi(const char *fn, shr_ctx_t *ctx, vo
 static SHR_ALWAYS_INLINE void shr_api_g(const char *fn, shr_ctx_t *ctx, void *value,
                                         const void *src, size_t size, int pe)
 {
-    SHR_API_CHECK((shr_check_ctx_pe(fn, ctx, pe), shr_check_symmetric(fn, "source", src, size)));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_get_gated(fn, ctx, value, src, size, pe, true, false);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", size, src, pe);
     shr_rma_get(fn, ctx, value, src, size, shr_api_world_pe(fn, ctx, pe), false);
 }
@@ -108,24 +183,26 @@ static SHR_ALWAYS_INLINE void shr_api_iput(const char *fn, shr_ctx_t *ctx, void 
                                            const void *src, ptrdiff_t dst, ptrdiff_t sst,
                                            size_t bsize, size_t nblocks, size_t elem, int pe)
 {
-    SHR_API_CHECK(shr_check_strided(fn, ctx, "dest", dest, dst, "source", src, sst, bsize,
-                                    nblocks, elem, pe));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_iput_gated(fn, ctx, dest, src, dst, sst, bsize, nblocks, elem, pe);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu blocks of %zu x %zu bytes to %p on PE %d", nblocks, bsize,
                   elem, dest, pe);
-    shr_rma_iput(fn, ctx, dest, src, dst, sst, bsize, nblocks, elem,
-                 shr_api_world_pe(fn, ctx, pe));
+    shr_rma_iput(fn, ctx, dest, src, dst, sst, bsize, nblocks, elem, shr_api_world_pe(fn, ctx, pe));
 }
 
 static SHR_ALWAYS_INLINE void shr_api_iget(const char *fn, shr_ctx_t *ctx, void *dest,
                                            const void *src, ptrdiff_t dst, ptrdiff_t sst,
                                            size_t bsize, size_t nblocks, size_t elem, int pe)
 {
-    SHR_API_CHECK(shr_check_strided(fn, ctx, "source", src, sst, "dest", dest, dst, bsize,
-                                    nblocks, elem, pe));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_iget_gated(fn, ctx, dest, src, dst, sst, bsize, nblocks, elem, pe);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu blocks of %zu x %zu bytes from %p on PE %d", nblocks,
                   bsize, elem, src, pe);
-    shr_rma_iget(fn, ctx, dest, src, dst, sst, bsize, nblocks, elem,
-                 shr_api_world_pe(fn, ctx, pe));
+    shr_rma_iget(fn, ctx, dest, src, dst, sst, bsize, nblocks, elem, shr_api_world_pe(fn, ctx, pe));
 }
 
 /* ---- AMO: values as bit patterns of the operand width ---- */
@@ -159,7 +236,9 @@ static SHR_ALWAYS_INLINE uint64_t shr_api_amo(const char *fn, shr_ctx_t *ctx, sh
                                               void *dest, uint64_t value, uint64_t cond,
                                               size_t size, int pe)
 {
-    SHR_API_CHECK(shr_check_amo(fn, ctx, dest, size, pe));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        return shr_api_amo_gated(fn, ctx, op, dest, value, cond, size, pe);
+    }
     SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
     return shr_amo(fn, ctx, op, dest, value, cond, size, shr_api_world_pe(fn, ctx, pe));
 }
@@ -168,8 +247,10 @@ static SHR_ALWAYS_INLINE void shr_api_amo_nbi(const char *fn, shr_ctx_t *ctx, sh
                                               void *fetch, void *dest, uint64_t value,
                                               uint64_t cond, size_t size, int pe)
 {
-    SHR_API_CHECK((shr_check_amo(fn, ctx, dest, size, pe),
-                   shr_check_local(fn, "fetch", fetch, size)));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_amo_nbi_gated(fn, ctx, op, fetch, dest, value, cond, size, pe);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
     shr_amo_nbi(fn, ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(fn, ctx, pe));
 }
@@ -248,8 +329,10 @@ static SHR_ALWAYS_INLINE void shr_api_put_signal(const char *fn, shr_ctx_t *ctx,
                                                  uint64_t *sig_addr, uint64_t signal,
                                                  int sig_op, int pe, bool nbi)
 {
-    SHR_API_CHECK((shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe),
-                   shr_check_signal(fn, ctx, sig_addr, sig_op, pe)));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_put_signal_gated(fn, ctx, dest, src, len, sig_addr, signal, sig_op, pe, nbi);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p and a signal to %p on PE %d", len, dest,
                   (void *)sig_addr, pe);
     shr_put_signal(fn, ctx, dest, src, len, sig_addr, signal, sig_op, shr_api_world_pe(fn, ctx, pe),
@@ -261,16 +344,21 @@ static SHR_ALWAYS_INLINE void shr_api_put_signal(const char *fn, shr_ctx_t *ctx,
 static SHR_ALWAYS_INLINE void shr_api_wait_until(const char *fn, void *ivar, int cmp,
                                                  const void *value, shr_dtype_t dt)
 {
-    SHR_API_CHECK(shr_check_wait(fn, ivar, 1, shr_dtype_size(dt)));
     SHR_API_CHECK_CMP(fn, cmp);
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_wait_until_gated(fn, ivar, cmp, value, dt);
+        return;
+    }
     shr_p2p_wait_until(ivar, cmp, value, dt);
 }
 
 static SHR_ALWAYS_INLINE int shr_api_test(const char *fn, void *ivar, int cmp,
                                           const void *value, shr_dtype_t dt)
 {
-    SHR_API_CHECK(shr_check_wait(fn, ivar, 1, shr_dtype_size(dt)));
     SHR_API_CHECK_CMP(fn, cmp);
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        return shr_api_test_gated(fn, ivar, cmp, value, dt);
+    }
     if (SHR_UNLIKELY(shr_g.needs_progress)) {
         shr_progress();
     }
@@ -284,8 +372,11 @@ static inline size_t shr_api_wait_set(const char *fn, shr_wait_kind_t kind, void
                                       int cmp, const void *values, size_t vector_elem,
                                       shr_dtype_t dt)
 {
-    SHR_API_CHECK(shr_check_wait(fn, ivars, nelems, shr_dtype_size(dt)));
     SHR_API_CHECK_CMP(fn, cmp);
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        return shr_api_set_gated(fn, kind, ivars, nelems, indices, status, cmp, values,
+                                 vector_elem, dt, false);
+    }
     return shr_p2p_wait_set(kind, ivars, nelems, indices, status, cmp, values,
                             vector_elem != 0, dt);
 }
@@ -295,8 +386,11 @@ static inline size_t shr_api_test_set(const char *fn, shr_wait_kind_t kind, void
                                       int cmp, const void *values, size_t vector_elem,
                                       shr_dtype_t dt)
 {
-    SHR_API_CHECK(shr_check_wait(fn, ivars, nelems, shr_dtype_size(dt)));
     SHR_API_CHECK_CMP(fn, cmp);
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        return shr_api_set_gated(fn, kind, ivars, nelems, indices, status, cmp, values,
+                                 vector_elem, dt, true);
+    }
     return shr_p2p_test_set(kind, ivars, nelems, indices, status, cmp, values,
                             vector_elem != 0, dt);
 }

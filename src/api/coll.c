@@ -150,9 +150,10 @@ void pshmem_barrier(int PE_start, int logPE_stride, int PE_size, long *pSync)
     if (!aset_enter("shmem_barrier", PE_start, logPE_stride, PE_size)) {
         return;
     }
-    SHR_API_CHECK(check_aset("shmem_barrier", pSync, NULL, 0, NULL, 0));
-    shr_quiet_before_arrival(shr_ctx_default);
-    shr_coll_barrier_aset("shmem_barrier", PE_start, logPE_stride, PE_size, pSync);
+    SHR_API_TIMED(SHR_PROF_BARRIER, 0, check_aset("shmem_barrier", pSync, NULL, 0, NULL, 0),
+                  (shr_quiet_before_arrival(shr_ctx_default),
+                   shr_coll_barrier_aset("shmem_barrier", PE_start, logPE_stride, PE_size,
+                                         pSync)));
 }
 SHR_API_ALIAS(shmem_barrier)
 
@@ -161,10 +162,10 @@ void pshmem_sync(int PE_start, int logPE_stride, int PE_size, long *pSync)
     if (!aset_enter("shmem_sync", PE_start, logPE_stride, PE_size)) {
         return;
     }
-    SHR_API_CHECK(check_aset("shmem_sync", pSync, NULL, 0, NULL, 0));
     /* sync does not complete RMA; the fence keeps our own stores first */
-    shr_fence_stores();
-    shr_coll_barrier_aset("shmem_sync", PE_start, logPE_stride, PE_size, pSync);
+    SHR_API_TIMED(SHR_PROF_BARRIER, 0, check_aset("shmem_sync", pSync, NULL, 0, NULL, 0),
+                  (shr_fence_stores(),
+                   shr_coll_barrier_aset("shmem_sync", PE_start, logPE_stride, PE_size, pSync)));
 }
 SHR_API_ALIAS(shmem_sync)
 
@@ -194,12 +195,22 @@ static SHR_COLD void check_alltoall(const char *fn, int n, void *dest, const voi
     check_separate(fn, dest, dlen, src, slen);
 }
 
+/* The profile's family of an alltoall entry point (gated path only). */
+static SHR_COLD shr_prof_family_t alltoall_family(const char *fn)
+{
+    return strstr(fn, "alltoalls") != NULL ? SHR_PROF_ALLTOALLS : SHR_PROF_ALLTOALL;
+}
+
 int shr_api_alltoall(const char *fn, shr_team_t *team, void *dest, const void *src,
                      ptrdiff_t dst, ptrdiff_t sst, size_t nelems, size_t elem)
 {
-    SHR_API_CHECK((check_team_call(fn, team),
-                   check_alltoall(fn, team->n_pes, dest, src, dst, sst, nelems, elem)));
-    return shr_coll_alltoall(fn, team, dest, src, dst, sst, nelems, elem);
+    int ret;
+
+    SHR_API_TIMED(alltoall_family(fn), team != NULL ? nelems * elem * (size_t)team->n_pes : 0,
+                  (check_team_call(fn, team),
+                   check_alltoall(fn, team->n_pes, dest, src, dst, sst, nelems, elem)),
+                  ret = shr_coll_alltoall(fn, team, dest, src, dst, sst, nelems, elem));
+    return ret;
 }
 
 void shr_api_alltoall_aset(const char *fn, void *dest, const void *src, ptrdiff_t dst,
@@ -209,10 +220,11 @@ void shr_api_alltoall_aset(const char *fn, void *dest, const void *src, ptrdiff_
     if (!aset_enter(fn, PE_start, logPE_stride, PE_size)) {
         return;
     }
-    SHR_API_CHECK((check_aset(fn, pSync, dest, 0, src, 0),
-                   check_alltoall(fn, PE_size, dest, src, dst, sst, nelems, elem)));
-    shr_coll_alltoall_aset(fn, dest, src, dst, sst, nelems, elem, PE_start, logPE_stride, PE_size,
-                           pSync);
+    SHR_API_TIMED(alltoall_family(fn), nelems * elem * (size_t)PE_size,
+                  (check_aset(fn, pSync, dest, 0, src, 0),
+                   check_alltoall(fn, PE_size, dest, src, dst, sst, nelems, elem)),
+                  shr_coll_alltoall_aset(fn, dest, src, dst, sst, nelems, elem, PE_start,
+                                         logPE_stride, PE_size, pSync));
 }
 
 /* ---- broadcast ---- */
@@ -229,8 +241,12 @@ static SHR_COLD void check_bcast(const char *fn, int n, void *dest, const void *
 int shr_api_broadcast(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
                       int root)
 {
-    SHR_API_CHECK((check_team_call(fn, team), check_bcast(fn, team->n_pes, dest, src, len, root)));
-    return shr_coll_broadcast(fn, team, dest, src, len, root);
+    int ret;
+
+    SHR_API_TIMED(SHR_PROF_BROADCAST, len,
+                  (check_team_call(fn, team), check_bcast(fn, team->n_pes, dest, src, len, root)),
+                  ret = shr_coll_broadcast(fn, team, dest, src, len, root));
+    return ret;
 }
 
 void shr_api_broadcast_aset(const char *fn, void *dest, const void *src, size_t len, int root,
@@ -239,9 +255,11 @@ void shr_api_broadcast_aset(const char *fn, void *dest, const void *src, size_t 
     if (!aset_enter(fn, PE_start, logPE_stride, PE_size)) {
         return;
     }
-    SHR_API_CHECK((check_aset(fn, pSync, dest, len, src, len),
-                   check_bcast(fn, PE_size, dest, src, len, root)));
-    shr_coll_broadcast_aset(fn, dest, src, len, root, PE_start, logPE_stride, PE_size, pSync);
+    SHR_API_TIMED(SHR_PROF_BROADCAST, len,
+                  (check_aset(fn, pSync, dest, len, src, len),
+                   check_bcast(fn, PE_size, dest, src, len, root)),
+                  shr_coll_broadcast_aset(fn, dest, src, len, root, PE_start, logPE_stride,
+                                          PE_size, pSync));
 }
 
 /* ---- collect / fcollect ---- */
@@ -259,9 +277,13 @@ static SHR_COLD void check_collect(const char *fn, int n, void *dest, const void
 int shr_api_collect(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
                     bool fixed)
 {
-    SHR_API_CHECK((check_team_call(fn, team),
-                   check_collect(fn, team->n_pes, dest, src, len, fixed)));
-    return shr_coll_collect(fn, team, dest, src, len, fixed);
+    int ret;
+
+    SHR_API_TIMED(fixed ? SHR_PROF_FCOLLECT : SHR_PROF_COLLECT, len,
+                  (check_team_call(fn, team),
+                   check_collect(fn, team->n_pes, dest, src, len, fixed)),
+                  ret = shr_coll_collect(fn, team, dest, src, len, fixed));
+    return ret;
 }
 
 void shr_api_collect_aset(const char *fn, void *dest, const void *src, size_t len, bool fixed,
@@ -270,9 +292,11 @@ void shr_api_collect_aset(const char *fn, void *dest, const void *src, size_t le
     if (!aset_enter(fn, PE_start, logPE_stride, PE_size)) {
         return;
     }
-    SHR_API_CHECK((check_aset(fn, pSync, dest, len, src, len),
-                   check_collect(fn, PE_size, dest, src, len, fixed)));
-    shr_coll_collect_aset(fn, dest, src, len, fixed, PE_start, logPE_stride, PE_size, pSync);
+    SHR_API_TIMED(fixed ? SHR_PROF_FCOLLECT : SHR_PROF_COLLECT, len,
+                  (check_aset(fn, pSync, dest, len, src, len),
+                   check_collect(fn, PE_size, dest, src, len, fixed)),
+                  shr_coll_collect_aset(fn, dest, src, len, fixed, PE_start, logPE_stride,
+                                        PE_size, pSync));
 }
 
 /* ---- reductions and scans ---- */
@@ -287,9 +311,13 @@ static SHR_COLD void check_reduce(const char *fn, void *dest, const void *src, s
 int shr_api_reduce(const char *fn, shr_team_t *team, void *dest, const void *src,
                    size_t nreduce, shr_dtype_t dt, shr_op_t op)
 {
-    SHR_API_CHECK((check_team_call(fn, team),
-                   check_reduce(fn, dest, src, nreduce * shr_dtype_size(dt))));
-    return shr_coll_reduce(fn, team, dest, src, nreduce, dt, op);
+    int ret;
+
+    SHR_API_TIMED(SHR_PROF_REDUCE, nreduce * shr_dtype_size(dt),
+                  (check_team_call(fn, team),
+                   check_reduce(fn, dest, src, nreduce * shr_dtype_size(dt))),
+                  ret = shr_coll_reduce(fn, team, dest, src, nreduce, dt, op));
+    return ret;
 }
 
 static SHR_COLD void check_reduce_aset(const char *fn, void *dest, const void *src, int nreduce,
@@ -314,19 +342,24 @@ void shr_api_reduce_aset(const char *fn, void *dest, const void *src, int nreduc
     if (!aset_enter(fn, PE_start, logPE_stride, PE_size)) {
         return;
     }
-    SHR_API_CHECK((check_aset(fn, pSync, dest,
-                              (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt), src,
-                              (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt)),
-                   check_reduce_aset(fn, dest, src, nreduce, dt, pWrk)));
+    size_t len = (size_t)(nreduce > 0 ? nreduce : 0) * shr_dtype_size(dt);
+
     /* pWrk is not needed: partial results stay in the sources and dests */
-    shr_coll_reduce_aset(fn, dest, src, nreduce > 0 ? (size_t)nreduce : 0, dt, op, PE_start,
-                         logPE_stride, PE_size, pSync);
+    SHR_API_TIMED(SHR_PROF_REDUCE, len,
+                  (check_aset(fn, pSync, dest, len, src, len),
+                   check_reduce_aset(fn, dest, src, nreduce, dt, pWrk)),
+                  shr_coll_reduce_aset(fn, dest, src, nreduce > 0 ? (size_t)nreduce : 0, dt, op,
+                                       PE_start, logPE_stride, PE_size, pSync));
 }
 
 int shr_api_scan(const char *fn, shr_team_t *team, void *dest, const void *src, size_t nelems,
                  shr_dtype_t dt, bool inclusive)
 {
-    SHR_API_CHECK((check_team_call(fn, team),
-                   check_reduce(fn, dest, src, nelems * shr_dtype_size(dt))));
-    return shr_coll_scan(fn, team, dest, src, nelems, dt, inclusive);
+    int ret;
+
+    SHR_API_TIMED(SHR_PROF_SCAN, nelems * shr_dtype_size(dt),
+                  (check_team_call(fn, team),
+                   check_reduce(fn, dest, src, nelems * shr_dtype_size(dt))),
+                  ret = shr_coll_scan(fn, team, dest, src, nelems, dt, inclusive));
+    return ret;
 }

@@ -29,8 +29,11 @@ int pshmem_ctx_create(long options, shmem_ctx_t *ctx)
 {
     static const char fn[] = "shmem_ctx_create";
 
+    int ret;
+
     SHR_API_CHECK((shr_check_init(fn), check_out(fn, "ctx", ctx)));
-    return create(fn, shr_team_world, options, ctx);
+    SHR_API_TIMED(SHR_PROF_CTX, 0, (void)0, ret = create(fn, shr_team_world, options, ctx));
+    return ret;
 }
 SHR_API_ALIAS(shmem_ctx_create)
 
@@ -43,7 +46,9 @@ int pshmem_team_create_ctx(shmem_team_t team, long options, shmem_ctx_t *ctx)
         *ctx = SHMEM_CTX_INVALID;
         return 1;
     }
-    return create(fn, team, options, ctx);
+    int ret;
+    SHR_API_TIMED(SHR_PROF_CTX, 0, (void)0, ret = create(fn, team, options, ctx));
+    return ret;
 }
 SHR_API_ALIAS(shmem_team_create_ctx)
 
@@ -68,7 +73,7 @@ void pshmem_ctx_destroy(shmem_ctx_t ctx)
     if (ctx == SHMEM_CTX_INVALID || ctx->predefined) {
         return;
     }
-    shr_ctx_destroy(ctx);
+    SHR_API_TIMED(SHR_PROF_CTX, 0, (void)0, shr_ctx_destroy(ctx));
 }
 SHR_API_ALIAS(shmem_ctx_destroy)
 

@@ -78,7 +78,7 @@ static size_t ptr_to_offset(const char *fn, const void *ptr)
     return off;
 }
 
-static void *heap_alloc(const char *fn, size_t size, size_t align, long hints)
+static void *heap_alloc_block(const char *fn, size_t size, size_t align, long hints)
 {
     size_t offset;
     void *ptr = NULL;
@@ -103,6 +103,15 @@ static void *heap_alloc(const char *fn, size_t size, size_t align, long hints)
     return ptr;
 }
 
+/* heap_alloc_block, a call of the profile's alloc family. */
+static void *heap_alloc(const char *fn, size_t size, size_t align, long hints)
+{
+    void *ptr;
+
+    SHR_API_TIMED(SHR_PROF_ALLOC, size, (void)0, ptr = heap_alloc_block(fn, size, align, hints));
+    return ptr;
+}
+
 void *pshmem_malloc(size_t size)
 {
     return heap_alloc("shmem_malloc", size, SHR_HEAP_MIN_ALIGN, 0);
@@ -117,6 +126,16 @@ void *pshmem_malloc_with_hints(size_t size, long hints)
 }
 SHR_API_ALIAS(shmem_malloc_with_hints)
 
+static void *calloc_block(size_t len)
+{
+    void *ptr = heap_alloc_block("shmem_calloc", len, SHR_HEAP_MIN_ALIGN, 0);
+    if (ptr != NULL) {
+        memset(ptr, 0, len); /* a reused block is not zero */
+        heap_barrier();      /* no PE writes it before everyone cleared theirs */
+    }
+    return ptr;
+}
+
 void *pshmem_calloc(size_t count, size_t size)
 {
     if (count != 0 && size > SIZE_MAX / count) {
@@ -125,11 +144,9 @@ void *pshmem_calloc(size_t count, size_t size)
         }
         return NULL;
     }
-    void *ptr = heap_alloc("shmem_calloc", count * size, SHR_HEAP_MIN_ALIGN, 0);
-    if (ptr != NULL) {
-        memset(ptr, 0, count * size); /* a reused block is not zero */
-        heap_barrier();               /* no PE writes it before everyone cleared theirs */
-    }
+    void *ptr;
+    SHR_API_TIMED(SHR_PROF_ALLOC, count * size, (void)0,
+                  ptr = calloc_block(count * size));
     return ptr;
 }
 SHR_API_ALIAS(shmem_calloc)
@@ -158,7 +175,7 @@ void *pshmem_align(size_t alignment, size_t size)
 }
 SHR_API_ALIAS(shmem_align)
 
-void pshmem_free(void *ptr)
+static void free_block(void *ptr)
 {
     if (SHR_CHECKS_ON()) {
         shr_check_init("shmem_free");
@@ -172,17 +189,22 @@ void pshmem_free(void *ptr)
               shr_heap_block_size(&shr_g.user_heap, offset), offset);
     shr_heap_free(&shr_g.user_heap, offset);
 }
+
+void pshmem_free(void *ptr)
+{
+    SHR_API_TIMED(SHR_PROF_ALLOC, 0, (void)0, free_block(ptr));
+}
 SHR_API_ALIAS(shmem_free)
 
-void *pshmem_realloc(void *ptr, size_t size)
+static void *realloc_block(void *ptr, size_t size)
 {
     const char *fn = "shmem_realloc";
 
     if (ptr == NULL) {
-        return heap_alloc(fn, size, SHR_HEAP_MIN_ALIGN, 0);
+        return heap_alloc_block(fn, size, SHR_HEAP_MIN_ALIGN, 0);
     }
     if (size == 0) {
-        pshmem_free(ptr);
+        free_block(ptr);
         return NULL;
     }
     if (SHR_CHECKS_ON()) {
@@ -210,6 +232,14 @@ void *pshmem_realloc(void *ptr, size_t size)
         }
     }
     heap_barrier();
+    return result;
+}
+
+void *pshmem_realloc(void *ptr, size_t size)
+{
+    void *result;
+
+    SHR_API_TIMED(SHR_PROF_ALLOC, size, (void)0, result = realloc_block(ptr, size));
     return result;
 }
 SHR_API_ALIAS(shmem_realloc)

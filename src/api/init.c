@@ -174,9 +174,10 @@ void pshmem_info_get_name(char *name)
 }
 SHR_API_ALIAS(shmem_info_get_name)
 
-/* Tools interpose shmem_pcontrol; the library itself ignores the level. */
+/* Tools interpose shmem_pcontrol; the library's own profile
+ * (SHIMMER_PROFILE) pauses at level 0 and resumes at 1 and up. */
 void pshmem_pcontrol(int level, ...)
 {
-    (void)level;
+    shr_prof_pcontrol(level);
 }
 SHR_API_ALIAS(shmem_pcontrol)

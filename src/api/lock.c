@@ -15,21 +15,22 @@ static void check_lock(const char *fn, long *lock)
 
 void pshmem_set_lock(long *lock)
 {
-    SHR_API_CHECK(check_lock("shmem_set_lock", lock));
-    shr_lock_set(lock);
+    SHR_API_TIMED(SHR_PROF_LOCK, 0, check_lock("shmem_set_lock", lock), shr_lock_set(lock));
 }
 SHR_API_ALIAS(shmem_set_lock)
 
 int pshmem_test_lock(long *lock)
 {
-    SHR_API_CHECK(check_lock("shmem_test_lock", lock));
-    return shr_lock_test(lock);
+    int ret;
+
+    SHR_API_TIMED(SHR_PROF_LOCK, 0, check_lock("shmem_test_lock", lock),
+                  ret = shr_lock_test(lock));
+    return ret;
 }
 SHR_API_ALIAS(shmem_test_lock)
 
 void pshmem_clear_lock(long *lock)
 {
-    SHR_API_CHECK(check_lock("shmem_clear_lock", lock));
-    shr_lock_clear(lock);
+    SHR_API_TIMED(SHR_PROF_LOCK, 0, check_lock("shmem_clear_lock", lock), shr_lock_clear(lock));
 }
 SHR_API_ALIAS(shmem_clear_lock)

@@ -9,33 +9,27 @@ static void check_ctx(const char *fn, shr_ctx_t *ctx)
 
 void pshmem_ctx_fence(shmem_ctx_t ctx)
 {
-    SHR_API_CHECK(check_ctx("shmem_ctx_fence", ctx));
-    if (ctx != SHMEM_CTX_INVALID) {
-        shr_fence(ctx);
-    }
+    SHR_API_TIMED(SHR_PROF_FENCE, 0, check_ctx("shmem_ctx_fence", ctx),
+                  ctx != SHMEM_CTX_INVALID ? shr_fence(ctx) : (void)0);
 }
 SHR_API_ALIAS(shmem_ctx_fence)
 
 void pshmem_fence(void)
 {
-    SHR_API_CHECK(shr_check_init("shmem_fence"));
-    shr_fence(shr_ctx_default);
+    SHR_API_TIMED(SHR_PROF_FENCE, 0, shr_check_init("shmem_fence"), shr_fence(shr_ctx_default));
 }
 SHR_API_ALIAS(shmem_fence)
 
 void pshmem_ctx_quiet(shmem_ctx_t ctx)
 {
-    SHR_API_CHECK(check_ctx("shmem_ctx_quiet", ctx));
-    if (ctx != SHMEM_CTX_INVALID) {
-        shr_quiet(ctx);
-    }
+    SHR_API_TIMED(SHR_PROF_QUIET, 0, check_ctx("shmem_ctx_quiet", ctx),
+                  ctx != SHMEM_CTX_INVALID ? shr_quiet(ctx) : (void)0);
 }
 SHR_API_ALIAS(shmem_ctx_quiet)
 
 void pshmem_quiet(void)
 {
-    SHR_API_CHECK(shr_check_init("shmem_quiet"));
-    shr_quiet(shr_ctx_default);
+    SHR_API_TIMED(SHR_PROF_QUIET, 0, shr_check_init("shmem_quiet"), shr_quiet(shr_ctx_default));
 }
 SHR_API_ALIAS(shmem_quiet)
 
@@ -66,12 +60,13 @@ static void pe_quiet(const char *fn, shr_ctx_t *ctx, const int *target_pes, size
 
 void pshmem_ctx_pe_quiet(shmem_ctx_t ctx, const int *target_pes, size_t npes)
 {
-    pe_quiet("shmem_ctx_pe_quiet", ctx, target_pes, npes);
+    SHR_API_TIMED(SHR_PROF_QUIET, 0, (void)0, pe_quiet("shmem_ctx_pe_quiet", ctx, target_pes, npes));
 }
 SHR_API_ALIAS(shmem_ctx_pe_quiet)
 
 void pshmem_pe_quiet(const int *target_pes, size_t npes)
 {
-    pe_quiet("shmem_pe_quiet", shr_ctx_default, target_pes, npes);
+    SHR_API_TIMED(SHR_PROF_QUIET, 0, (void)0,
+                  pe_quiet("shmem_pe_quiet", shr_ctx_default, target_pes, npes));
 }
 SHR_API_ALIAS(shmem_pe_quiet)

@@ -74,8 +74,10 @@ int pshmem_team_split_strided(shmem_team_t parent_team, int start, int stride, i
         *new_team = SHMEM_TEAM_INVALID;
         return 1;
     }
-    shr_status_t status = shr_team_split_strided(parent_team, start, stride, size, config,
-                                                 config_mask, fn, &team);
+    shr_status_t status;
+    SHR_API_TIMED(SHR_PROF_TEAM, 0, (void)0,
+                  status = shr_team_split_strided(parent_team, start, stride, size, config,
+                                                  config_mask, fn, &team));
     *new_team = status == SHR_OK ? team : SHMEM_TEAM_INVALID;
     return status == SHR_OK ? 0 : 1;
 }
@@ -97,8 +99,10 @@ int pshmem_team_split_2d(shmem_team_t parent_team, int xrange,
         *yaxis_team = SHMEM_TEAM_INVALID;
         return 1;
     }
-    shr_status_t status = shr_team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask,
-                                            yaxis_config, yaxis_mask, fn, &xteam, &yteam);
+    shr_status_t status;
+    SHR_API_TIMED(SHR_PROF_TEAM, 0, (void)0,
+                  status = shr_team_split_2d(parent_team, xrange, xaxis_config, xaxis_mask,
+                                             yaxis_config, yaxis_mask, fn, &xteam, &yteam));
     *xaxis_team = status == SHR_OK ? xteam : SHMEM_TEAM_INVALID;
     *yaxis_team = status == SHR_OK ? yteam : SHMEM_TEAM_INVALID;
     return status == SHR_OK ? 0 : 1;
@@ -122,6 +126,6 @@ void pshmem_team_destroy(shmem_team_t team)
         shr_warn_once("%s: a predefined team cannot be destroyed; ignored", fn);
         return;
     }
-    shr_team_destroy(team);
+    SHR_API_TIMED(SHR_PROF_TEAM, 0, (void)0, shr_team_destroy(team));
 }
 SHR_API_ALIAS(shmem_team_destroy)

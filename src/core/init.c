@@ -21,6 +21,7 @@
 #include "boot/boot.h"
 #include "coll/coll.h"
 #include "core/env.h"
+#include "core/prof.h"
 #include "core/remote.h"
 #include "core/rma_inline.h"
 #include "core/stall.h"
@@ -543,6 +544,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
         *provided_p = shr_g.thread_level;
         return SHR_OK;
     }
+    uint64_t started = shr_prof_now(); /* the profile's init row */
     /* join the job first: every later message can then name this PE */
     status = shr_boot_init(&rank, &size, true);
     if (status != SHR_OK) {
@@ -640,7 +642,8 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     shr_g.initialized = true;
     shr_g.finalized = false;
     shr_g.init_count = 1;
-    shr_g.check_gate = shr_g.checks;
+    /* the profile times calls on the gated path (core/prof.h) */
+    shr_g.check_gate = shr_g.checks || shr_config.profile != SHR_PROFILE_OFF;
     if (!exit_hook) {
         pthread_atfork(NULL, NULL, child_after_fork);
         on_exit(at_exit_finalize, NULL);
@@ -657,6 +660,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     /* this node's peers hold their mappings now: a file-backed segment's
      * name can go */
     shr_shm_seg_unlink(&my_heap);
+    shr_prof_init(started);
     *provided_p = shr_g.thread_level;
     return SHR_OK;
 
@@ -690,6 +694,7 @@ void shr_finalize(const char *routine)
     if (!shr_g.initialized) {
         return;
     }
+    uint64_t started = shr_prof_now();
     if (--shr_g.init_count > 0) {
         /* not the last of a series of init/finalize: behaves as barrier_all */
         shr_quiet(shr_ctx_default);
@@ -710,6 +715,7 @@ void shr_finalize(const char *routine)
     shr_shm_seg_destroy(&my_heap);
     detach_data();
     memset(shr_g.seg, 0, sizeof(shr_g.seg));
+    shr_prof_report(started); /* through boot: the last thing that needs the job */
     fflush(NULL);
     shr_boot_fini();
 }

@@ -145,7 +145,7 @@ static void check_handle(const char *fn, const shr_req_t *req)
 }
 
 #define CHECK_HANDLE(_fn, _req) do { \
-        if (SHR_UNLIKELY(shr_g.check_gate) && (_req) != NULL) { \
+        if (SHR_CHECKS_ON() && (_req) != NULL) { \
             check_handle(_fn, _req); \
         } \
     } while (0)

@@ -32,7 +32,8 @@ typedef enum { SHR_SEG_HEAP, SHR_SEG_DATA, SHR_SEG_COUNT } shr_seg_id_t;
 
 typedef struct shr_state {
     /* ---- hot: read on every call ---- */
-    int check_gate;      /* run argument checks (always on before init/after finalize) */
+    int check_gate;      /* take the gated path: argument checks (always before
+                            init/after finalize) or the profile (SHR_CHECKS_ON) */
     int my_pe;
     int n_pes;
     int needs_progress;  /* waits must drive the remote transport (a remote peer
@@ -75,8 +76,8 @@ typedef struct shr_state {
 } shr_state_t;
 
 /* Argument checks and debug-mode diagnostics run now: the gate is up (one
- * predictable branch when it is down) for the checks.  One place to say it,
- * so that the gate can serve more than the checks. */
+ * predictable branch when it is down), and not only for the profile
+ * (SHIMMER_PROFILE raises the gate too, core/prof.h). */
 #define SHR_CHECKS_ON() (SHR_UNLIKELY(shr_g.check_gate) && SHR_GATE_CHECKS())
 /* On the gated path: whether it is there for the checks. */
 #define SHR_GATE_CHECKS() (shr_g.checks || !shr_g.initialized)
