@@ -11,16 +11,15 @@
  *     [coll sync area: shr_coll_sync_words() words][agreement area]
  * The agreement area serves the splits of the slot's team.
  *
- * Agreement.  A split runs an OR-allreduce over the parent (dissemination:
- * ceil(log2 n) rounds; OR is idempotent so the wrapped-around duplicates do
- * not matter) of: an error bit, a hash of the arguments and its complement
- * (any mismatch between PEs shows as a bit set in both), and the bitmap of
- * slots this PE uses.  Every parent PE then picks the same lowest free
- * slot(s).  A second, one-word agreement confirms that no other thread of a
- * member PE claimed the slot meanwhile (splits of different parents may run
- * concurrently under SHMEM_THREAD_MULTIPLE); if one did, the split starts
- * over.  Round buffers alternate by the parity of the agreement epoch: a PE
- * can be at most one agreement ahead of another, so parity suffices.
+ * Agreement.  A split runs an OR-reduction over the parent (the collective
+ * engine's shr_coll_reduce, in place on the slot's agreement words, so it
+ * takes whatever algorithm the parent's layout gets) of: an error bit, a
+ * hash of the arguments and its complement (any mismatch between PEs shows
+ * as a bit set in both), and the bitmap of slots this PE uses.  Every
+ * parent PE then picks the same lowest free slot(s).  Splits of different
+ * parents may run concurrently under SHMEM_THREAD_MULTIPLE (each on its own
+ * parent's area); the creation token below keeps them from choosing slots
+ * on one PE at the same time.
  *
  * Reuse.  Destroy ends with a barrier of the team; after it nobody writes
  * this PE's copy of the slot any more, so the PE zeroes it and frees the
@@ -54,13 +53,11 @@ struct shmem_ctx_impl shmemx_internal_ctx_default SHR_EXPORT;
 /* The slot pool (set at init, read-only until finalize). */
 static struct {
     uint64_t *base;       /* symmetric, in the internal heap */
-    size_t slot_words;    /* sync_words + agreement area */
+    size_t slot_words;    /* sync_words + agreement words */
     size_t sync_words;
     int n_slots;
     int bitmap_words;     /* 64-bit words of a slot bitmap */
-    int rounds;           /* dissemination rounds for the job's size */
-    size_t entry_words;   /* one round's message: flag + data, cache-line multiple */
-    int data_words;       /* data words of one message */
+    int data_words;       /* words of one agreement */
 } pool;
 
 /* This PE's slot use and its user teams (under `lock`). */
@@ -114,27 +111,17 @@ static void ctx_bind(shr_ctx_t *ctx, shr_team_t *team)
 /* ---- the agreement ------------------------------------------------------ */
 
 /* ORs data[0..nwords) over all members of `team`; every member ends with
- * the same result.  Collective over `team`, one at a time per team. */
-static void team_agree_or(shr_team_t *team, uint64_t *data, int nwords)
+ * the same result.  Collective over `team`, one at a time per team (as any
+ * collective on it). */
+static void team_agree_or(shr_team_t *team, uint64_t *data, int nwords, const char *routine)
 {
-    int n = team->n_pes, me = team->my_pe;
-    uint64_t epoch = ++team->agree_epoch;
-
-    if (n == 1) {
+    if (team->n_pes == 1) {
         return;
     }
-    uint64_t *area = team->agree + (size_t)(epoch & 1) * (size_t)pool.rounds * pool.entry_words;
-    for (int r = 0, dist = 1; dist < n; r++, dist <<= 1) {
-        uint64_t *entry = area + (size_t)r * pool.entry_words;
-        int to = shr_team_world_pe(team, (me + dist) % n);
-
-        shr_put_signal(NULL, shr_ctx_default, entry + 1, data, (size_t)nwords * sizeof(uint64_t),
-                       entry, epoch, SHMEM_SIGNAL_SET, to, false);
-        shr_wait_u64_ge(entry, epoch, "team creation");
-        for (int i = 0; i < nwords; i++) {
-            data[i] |= __atomic_load_n(&entry[1 + i], __ATOMIC_RELAXED);
-        }
-    }
+    memcpy(team->agree, data, (size_t)nwords * sizeof(uint64_t));
+    shr_coll_reduce(routine, team, team->agree, team->agree, (size_t)nwords, SHR_DTYPE_UINT64,
+                    SHR_OP_OR);
+    memcpy(data, team->agree, (size_t)nwords * sizeof(uint64_t));
 }
 
 /* ---- struct recycling ---------------------------------------------------- */
@@ -355,7 +342,7 @@ static shr_status_t team_split(shr_team_t *parent, team_spec_t *specs, int n_spe
         memcpy(&data[W_BITMAP], slots_used, (size_t)pool.bitmap_words * sizeof(uint64_t));
         pthread_mutex_unlock(&lock);
 
-        team_agree_or(parent, data, nwords);
+        team_agree_or(parent, data, nwords, routine);
 
         if ((data[W_HASH] & data[W_NHASH]) == 0 && data[W_ERROR] == ERR_BUSY) {
             /* only contention: let the other split finish, then retry */
@@ -535,11 +522,7 @@ void shr_team_destroy(shr_team_t *team)
 static shr_status_t pool_create(const char *routine)
 {
     size_t offset;
-    int rounds = 1;
 
-    while ((1L << rounds) < shr_g.n_pes) {
-        rounds++;
-    }
     if (shr_config.teams_max < 2 || shr_config.teams_max > 1L << 20) {
         shr_error("%s: SHIMMER_TEAMS_MAX is %ld; it must be between 2 (SHMEM_TEAM_WORLD and "
                   "SHMEM_TEAM_SHARED) and %ld", routine, shr_config.teams_max, 1L << 20);
@@ -547,13 +530,12 @@ static shr_status_t pool_create(const char *routine)
     }
     pool.n_slots = (int)shr_config.teams_max;
     pool.bitmap_words = (pool.n_slots + 63) / 64;
-    pool.rounds = rounds;
     pool.data_words = W_BITMAP + pool.bitmap_words;
-    pool.entry_words = ((size_t)(1 + pool.data_words) + SHR_SYNC_LINE - 1) / SHR_SYNC_LINE *
-                       SHR_SYNC_LINE;
     pool.sync_words = shr_coll_sync_words(shr_g.n_pes);
     pool.sync_words = (pool.sync_words + SHR_SYNC_LINE - 1) / SHR_SYNC_LINE * SHR_SYNC_LINE;
-    pool.slot_words = pool.sync_words + 2 * (size_t)rounds * pool.entry_words;
+    /* the agreement words fill whole lines: nothing else shares them */
+    pool.slot_words = pool.sync_words + ((size_t)pool.data_words + SHR_SYNC_LINE - 1) /
+                                            SHR_SYNC_LINE * SHR_SYNC_LINE;
 
     size_t bytes = (size_t)pool.n_slots * pool.slot_words * sizeof(uint64_t);
     if (shr_heap_alloc(&shr_g.internal_heap, bytes, 4096, &offset) != SHR_OK) {
