@@ -327,6 +327,25 @@ _Noreturn void shr_boot_abort(int status, const char *msg)
     shr_boot_end(status, msg, false);
 }
 
+/* How long a launcher may take to end the job after a PE died: oshrun and
+ * mpirun reap the dead PE at once and end every process with its status
+ * (0.03-0.11 s measured, docs/multinode.md); only if they do not does this
+ * PE end the job itself, with what it knows. */
+#define SHR_BOOT_PEER_GRACE_S 3
+
+_Noreturn void shr_boot_peer_lost(const char *msg)
+{
+    const shr_boot_ops_t *ops = shr_boot_ops_get();
+
+    fflush(NULL);
+    if (ops != NULL && ops->peer_lost != NULL) {
+        ops->peer_lost(msg);
+    }
+    sleep(SHR_BOOT_PEER_GRACE_S);
+    shr_boot_abort(1, msg);
+}
+SHR_PLUGIN_EXPORT(boot_peer_lost);
+
 _Noreturn void shr_boot_global_exit(int status)
 {
     shr_boot_end(status, NULL, true);

@@ -79,6 +79,13 @@ shr_status_t shr_boot_get(int rank, const char *key, void **value_p, size_t *len
  * before shr_boot_init (then it just exits). */
 _Noreturn void shr_boot_abort(int status, const char *msg);
 
+/* The transport saw another PE's process vanish; `msg` says which and how
+ * (one line, no prefix).  Ends this process so that the launcher reports the
+ * dead PE's own status (its signal or exit code), not this PE's: the launcher
+ * gets a moment to do so, then the job ends with status 1.  Never returns.
+ * Safe from any thread, even the transport's progress. */
+_Noreturn void shr_boot_peer_lost(const char *msg) SHR_PLUGIN_IMPORT(boot_peer_lost);
+
 /* What shmem_global_exit(status) calls: like shr_boot_abort, but the launcher
  * reports it as a deliberate exit ("PE 1 called shmem_global_exit(3)"), not
  * as a failure.  Never returns.  Safe from any thread and before init. */

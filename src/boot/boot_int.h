@@ -36,6 +36,10 @@ typedef struct {
      * called from any thread, even before init); returns, and boot.c then
      * ends the process.  `msg` may be NULL. */
     void (*abort)(int status, const char *msg, bool global_exit);
+    /* Optional: another PE is gone (shr_boot_peer_lost).  Tells a starter
+     * that would not end the job by itself to do so without overriding the
+     * dead PE's status; returns, and boot.c then waits for the starter. */
+    void (*peer_lost)(const char *msg);
 } shr_boot_ops_t;
 
 /* Another launcher (Slurm without PMIx, MPICH's hydra, ...) started several

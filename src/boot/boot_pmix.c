@@ -36,6 +36,7 @@ static struct {
     int local_size;
     char node[64];
     uint32_t seq;        /* allgathers done: their keys are numbered */
+    bool slurm;          /* the server is srun's (slurmstepd's mpi/pmix plugin) */
 } shr_boot_px;
 
 static void shr_boot_pmix_error(const char *what, pmix_status_t rc)
@@ -162,6 +163,8 @@ static shr_status_t shr_boot_pmix_init(int *rank_p, int *size_p, bool finalizes_
         }
         PMIX_VALUE_RELEASE(val);
     }
+    /* Slurm's plugin names its namespaces slurm.pmix.<job>.<step> */
+    shr_boot_px.slurm = strncmp(shr_boot_px.me.nspace, "slurm.pmix.", 11) == 0;
     shr_boot_px.size = (int)size;
     shr_boot_px.local_rank = (int)lrank;
     shr_boot_px.local_size = (int)lsize;
@@ -337,6 +340,29 @@ static void shr_boot_pmix_abort(int status, const char *msg, bool global_exit)
     PMIx_Abort(shr_boot_exit_code(status), text, NULL, 0);
 }
 
+/* srun ends a step when a task leaves without PMIx_Finalize while others of
+ * its node run (slurmstepd's PMIx error handler), but not when a node's last
+ * task dies: the PEs elsewhere would wait for it forever (unless srun -K,
+ * which then reports SIGTERM, 143, as the status).  An abort with status 0
+ * makes srun end the step at once and keep the tasks' statuses: srun exits
+ * with the highest, the dead PE's 137 or 139, and has already named its
+ * task, node and signal ("srun: error: node2: task 3: Killed").  Measured
+ * with Slurm 22.05 (tests/multinode/mn_slurm.sh).  mpirun needs nothing:
+ * it ends the job itself with the dead PE's status. */
+static void shr_boot_pmix_peer_lost(const char *msg)
+{
+    char text[512];
+
+    if (!shr_boot_px.connected || !shr_boot_px.slurm) {
+        return;
+    }
+    fprintf(stderr, "shimmer: error: [pe %u %s] %s; ending the job (srun reports that PE's "
+            "status)\n", shr_boot_px.me.rank, shr_boot_px.node, msg);
+    snprintf(text, sizeof(text), "PE %u on %s: %s", shr_boot_px.me.rank, shr_boot_px.node, msg);
+    fflush(NULL);
+    PMIx_Abort(0, text, NULL, 0);
+}
+
 const shr_boot_ops_t shr_boot_pmix_ops = {
     .name = "pmix",
     .kind = SHR_BOOT_PMIX,
@@ -351,4 +377,5 @@ const shr_boot_ops_t shr_boot_pmix_ops = {
     .node = shr_boot_pmix_node,
     .put = shr_boot_pmix_put,
     .get = shr_boot_pmix_get,
+    .peer_lost = shr_boot_pmix_peer_lost,
 };

@@ -12,26 +12,27 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "boot/boot.h"
 #include "util/log.h"
 
 /* A peer vanished.  Its launcher knows why (signal, exit status) and ends
- * the job with that, naming the PE and its host: give it SHR_UCX_GRACE_S
- * to do so; if it does not, end the job with what UCX knows.  Whatever the
- * reason, no PE goes on with a peer missing. */
-#define SHR_UCX_GRACE_S 3
-
+ * the job with that, naming the PE and its host: boot gives it a moment
+ * (and tells srun, which would not) before ending the job with what UCX
+ * knows.  Whatever the reason, no PE goes on with a peer missing. */
 static void shr_ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
 {
     int pe = (int)(intptr_t)arg;
+    const shr_ucx_remote_t *remote = shr_ucx.remote != NULL ? shr_ucx.remote[pe] : NULL;
+    char line[384];
 
     (void)ep;
     if (__atomic_load_n(&shr_ucx.finalizing, __ATOMIC_ACQUIRE)) {
         return;
     }
-    shr_debug(SHR_LOG_UCX, "PE %d unreachable (%s); waiting %d s for the launcher's report", pe,
-              ucs_status_string(status), SHR_UCX_GRACE_S);
-    sleep(SHR_UCX_GRACE_S);
-    shr_ucx_fatal(status, "the connection to", pe);
+    snprintf(line, sizeof(line), "the connection to PE %d (on %s) failed: UCX: %s", pe,
+             remote != NULL ? remote->host : "another node", ucs_status_string(status));
+    shr_debug(SHR_LOG_UCX, "%s; leaving it to the launcher to report", line);
+    shr_boot_peer_lost(line);
 }
 
 shr_ucx_peer_t *shr_ucx_peer_connect(shr_ucx_worker_t *w, int pe)
