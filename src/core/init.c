@@ -479,6 +479,8 @@ static void at_exit_finalize(int status, void *arg)
     if (status != 0) {
         snprintf(why, sizeof(why), "left main with exit status %d without calling "
                  "shmem_finalize", status);
+        /* said here too: srun does not print an abort's reason */
+        shr_error("exit: %s; ending the job", why);
         shr_fatal(status, why);
     }
     finalizing_at_exit = true;
