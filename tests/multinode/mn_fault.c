@@ -1,9 +1,14 @@
 /* mn_fault.c -- the program mn_launch.sh starts in several ways.
  *   hello               init, report PE/host/node layout, barrier, finalize
+ *   ring                every PE puts 1024 longs into the next PE's array,
+ *                       barrier, checks what the previous PE put
  *   kill VICTIM         VICTIM kills itself (SIGKILL) while the others wait in
  *                       a barrier; the launcher must end the job
  *   kill-busy VICTIM    the same while the others get from VICTIM in a loop
  *                       (the remote transport sees the peer vanish)
+ *   segv VICTIM         as kill, with SIGSEGV
+ *   return VICTIM S     VICTIM returns S from main without shmem_finalize
+ *                       while the others wait in a barrier
  *   exit VICTIM STATUS  VICTIM calls shmem_global_exit(STATUS), the others
  *                       wait in a barrier
  *   wait                every PE waits for a word nobody writes (the test
@@ -15,6 +20,7 @@
 #include "harness.h"
 
 static long word;
+static long ring[1024];
 
 int main(int argc, char **argv)
 {
@@ -32,6 +38,19 @@ int main(int argc, char **argv)
         fflush(stdout);
         return test_pass("mn_fault hello");
     }
+    if (strcmp(mode, "ring") == 0) {
+        long mine[1024];
+        int next = (me + 1) % n, prev = (me + n - 1) % n;
+        for (int i = 0; i < 1024; i++) {
+            mine[i] = (long)me * 100000 + i;
+        }
+        shmem_long_put(ring, mine, 1024, next);
+        shmem_barrier_all();
+        for (int i = 0; i < 1024; i++) {
+            CHECK_EQ(ring[i], (long)prev * 100000 + i);
+        }
+        return test_pass("mn_fault ring");
+    }
     shmem_barrier_all();
     if (strcmp(mode, "wait") == 0) {
         printf("PE %d waits\n", me);
@@ -47,6 +66,18 @@ int main(int argc, char **argv)
         sleep(60); /* never reached in a working library */
         return 1;
     }
+    if (strcmp(mode, "return") == 0) {
+        if (me == victim) {
+            usleep(200000); /* let the others reach their barrier */
+            printf("PE %d returns %d from main without shmem_finalize\n", me,
+                   argc > 3 ? atoi(argv[3]) : 0);
+            fflush(stdout);
+            return argc > 3 ? atoi(argv[3]) : 0;
+        }
+        shmem_barrier_all();
+        sleep(60); /* never reached in a working library */
+        return 1;
+    }
     if (me == victim) {
         struct timespec at;
         usleep(200000); /* let the others reach their wait */
@@ -54,7 +85,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "mn_fault: PE %d on %s kills itself at %ld.%09ld\n", me, host,
                 (long)at.tv_sec, at.tv_nsec);
         fflush(NULL);
-        raise(SIGKILL);
+        raise(strcmp(mode, "segv") == 0 ? SIGSEGV : SIGKILL);
     }
     if (strcmp(mode, "kill-busy") == 0) {
         for (;;) {
