@@ -340,6 +340,8 @@ static void shr_boot_pmix_abort(int status, const char *msg, bool global_exit)
     PMIx_Abort(shr_boot_exit_code(status), text, NULL, 0);
 }
 
+#define SHR_BOOT_PMIX_SLURM_GRACE_US 500000
+
 /* srun ends a step when a task leaves without PMIx_Finalize while others of
  * its node run (slurmstepd's PMIx error handler), but not when a node's last
  * task dies: the PEs elsewhere would wait for it forever (unless srun -K,
@@ -356,6 +358,10 @@ static void shr_boot_pmix_peer_lost(const char *msg)
     if (!shr_boot_px.connected || !shr_boot_px.slurm) {
         return;
     }
+    /* A moment first: a job that is ending normally (the report came on
+     * the progress thread while this PE's main thread finalizes) ends
+     * meanwhile, without an abort. */
+    usleep(SHR_BOOT_PMIX_SLURM_GRACE_US);
     fprintf(stderr, "shimmer: error: [pe %u %s] %s; ending the job (srun reports that PE's "
             "status)\n", shr_boot_px.me.rank, shr_boot_px.node, msg);
     snprintf(text, sizeof(text), "PE %u on %s: %s", shr_boot_px.me.rank, shr_boot_px.node, msg);
