@@ -327,6 +327,13 @@ _Noreturn void shr_boot_abort(int status, const char *msg)
     shr_boot_end(status, msg, false);
 }
 
+bool shr_boot_wants_peer_watch(void)
+{
+    const shr_boot_ops_t *ops = shr_boot_ops_get();
+
+    return ops != NULL && ops->wants_peer_watch != NULL && ops->wants_peer_watch();
+}
+
 /* How long a launcher may take to end the job after a PE died: oshrun and
  * mpirun reap the dead PE at once and end every process with its status
  * (0.03-0.11 s measured, docs/multinode.md); only if they do not does this

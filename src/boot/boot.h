@@ -86,6 +86,11 @@ _Noreturn void shr_boot_abort(int status, const char *msg);
  * Safe from any thread, even the transport's progress. */
 _Noreturn void shr_boot_peer_lost(const char *msg) SHR_PLUGIN_IMPORT(boot_peer_lost);
 
+/* True when the launcher would be slow to end the job after a PE of this
+ * node dies while the others of the node run on (srun), so that the PEs
+ * should watch each other (core/watch.h).  Valid after shr_boot_init. */
+bool shr_boot_wants_peer_watch(void);
+
 /* What shmem_global_exit(status) calls: like shr_boot_abort, but the launcher
  * reports it as a deliberate exit ("PE 1 called shmem_global_exit(3)"), not
  * as a failure.  Never returns.  Safe from any thread and before init. */

@@ -40,6 +40,8 @@ typedef struct {
      * that would not end the job by itself to do so without overriding the
      * dead PE's status; returns, and boot.c then waits for the starter. */
     void (*peer_lost)(const char *msg);
+    /* Optional (NULL: false): shr_boot_wants_peer_watch. */
+    bool (*wants_peer_watch)(void);
 } shr_boot_ops_t;
 
 /* Another launcher (Slurm without PMIx, MPICH's hydra, ...) started several

@@ -25,6 +25,7 @@
 #include "core/remote.h"
 #include "core/rma_inline.h"
 #include "core/stall.h"
+#include "core/watch.h"
 #include "core/team.h"
 #include "transport/shm/shm.h"
 #include "util/log.h"
@@ -240,6 +241,25 @@ static shr_status_t group_nodes(const pe_card_t *cards)
 }
 
 /* Maps every peer of this node; the peer table is the product of init. */
+/* This node's other PEs, watched when the launcher would be slow to notice
+ * one die (core/watch.h). */
+static void watch_node(const pe_card_t *cards)
+{
+    int *pes = malloc((size_t)shr_g.n_pes * sizeof(int));
+    pid_t *pids = malloc((size_t)shr_g.n_pes * sizeof(pid_t));
+    int count = 0;
+
+    for (int pe = 0; pes != NULL && pids != NULL && pe < shr_g.n_pes; pe++) {
+        if (pe != shr_g.my_pe && cards[pe].node_id == cards[shr_g.my_pe].node_id) {
+            pes[count] = pe;
+            pids[count++] = cards[pe].heap.pid;
+        }
+    }
+    shr_watch_start(pes, pids, count);
+    free(pes);
+    free(pids);
+}
+
 static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
 {
 
@@ -596,6 +616,9 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     if (status == SHR_OK) {
         status = map_peers(cards, routine);
     }
+    if (status == SHR_OK && shr_boot_wants_peer_watch()) {
+        watch_node(cards);
+    }
     free(cards);
     if (status != SHR_OK) {
         goto err_peers;
@@ -677,6 +700,7 @@ err_user_heap:
 err_internal_heap:
     shr_heap_fini(&shr_g.internal_heap);
 err_peers:
+    shr_watch_stop();
     unmap_peers();
 err_publish:
     shr_remote_fini(); /* undoes publish (and init, if it ran) */
@@ -704,6 +728,8 @@ void shr_finalize(const char *routine)
         return;
     }
     shr_quiet(shr_ctx_default);
+    /* peers may leave once we are in the final barrier */
+    shr_watch_stop();
     /* nobody may touch our memory once we start releasing it */
     final_barrier();
     shr_team_fini();
