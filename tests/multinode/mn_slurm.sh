@@ -207,8 +207,12 @@ end_case "-N1, PE 2 returns 0 without finalize, the others wait" 1 1 \
     "PE 2 left main without calling shmem_finalize" return 2 0
 end_case "-N2, PE 3 (alone on its node) killed by SIGKILL" 2 137 "task 3: Killed" kill 3
 end_case "-N2, PE 3 (alone on its node) killed by SIGSEGV" 2 139 "task 3: Segmentation fault" segv 3
-end_case "-N2, PE 1 (node shared) killed by SIGKILL" 2 137 "task 1: Killed" kill 1
-end_case "-N1, PE 2 killed by SIGSEGV" 1 139 "task 2: Segmentation fault" segv 2
+# (srun may fold the dead PE into one line with the PEs it then killed:
+# "tasks 0-2: Killed"; the watching PEs' line names it)
+end_case "-N2, PE 1 (node shared) killed by SIGKILL" 2 137 \
+    "task 1: Killed|PE 1 on this node ended" kill 1
+end_case "-N1, PE 2 killed by SIGSEGV" 1 139 \
+    "task 2: Segmentation fault|PE 2 on this node ended" segv 2
 
 # nothing of the job may outlive it
 sleep 0.5
