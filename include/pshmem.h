@@ -2758,6 +2758,146 @@ void pshmemx_ctx_uint32_atomic_xor_req(shmem_ctx_t ctx, uint32_t *dest, uint32_t
 void pshmemx_uint64_atomic_xor_req(uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
 void pshmemx_ctx_uint64_atomic_xor_req(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
 
+/* broadcast_req */
+int pshmemx_float_broadcast_req(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_double_broadcast_req(shmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_longdouble_broadcast_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_char_broadcast_req(shmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_schar_broadcast_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_short_broadcast_req(shmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_int_broadcast_req(shmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_long_broadcast_req(shmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_longlong_broadcast_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_uchar_broadcast_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_ushort_broadcast_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_uint_broadcast_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_ulong_broadcast_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_ulonglong_broadcast_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_int8_broadcast_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_int16_broadcast_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_int32_broadcast_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_int64_broadcast_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_uint8_broadcast_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_uint16_broadcast_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_uint32_broadcast_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_uint64_broadcast_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_size_broadcast_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_ptrdiff_broadcast_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int pshmemx_broadcastmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root, shmemx_req_t *req);
+
+/* collect_req */
+int pshmemx_float_collect_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_double_collect_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_longdouble_collect_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_char_collect_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_schar_collect_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_short_collect_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int_collect_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_long_collect_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_longlong_collect_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uchar_collect_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ushort_collect_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint_collect_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ulong_collect_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ulonglong_collect_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int8_collect_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int16_collect_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int32_collect_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int64_collect_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint8_collect_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint16_collect_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint32_collect_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint64_collect_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_size_collect_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ptrdiff_collect_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_collectmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, shmemx_req_t *req);
+
+/* fcollect_req */
+int pshmemx_float_fcollect_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_double_fcollect_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_longdouble_fcollect_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_char_fcollect_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_schar_fcollect_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_short_fcollect_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int_fcollect_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_long_fcollect_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_longlong_fcollect_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uchar_fcollect_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ushort_fcollect_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint_fcollect_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ulong_fcollect_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ulonglong_fcollect_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int8_fcollect_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int16_fcollect_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int32_fcollect_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int64_fcollect_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint8_fcollect_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint16_fcollect_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint32_fcollect_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint64_fcollect_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_size_fcollect_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ptrdiff_fcollect_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_fcollectmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, shmemx_req_t *req);
+
+/* alltoall_req */
+int pshmemx_float_alltoall_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_double_alltoall_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_longdouble_alltoall_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_char_alltoall_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_schar_alltoall_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_short_alltoall_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int_alltoall_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_long_alltoall_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_longlong_alltoall_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uchar_alltoall_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ushort_alltoall_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint_alltoall_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ulong_alltoall_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ulonglong_alltoall_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int8_alltoall_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int16_alltoall_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int32_alltoall_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_int64_alltoall_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint8_alltoall_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint16_alltoall_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint32_alltoall_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_uint64_alltoall_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_size_alltoall_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_ptrdiff_alltoall_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, shmemx_req_t *req);
+int pshmemx_alltoallmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, shmemx_req_t *req);
+
+/* sum_reduce_req */
+int pshmemx_float_sum_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_double_sum_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_longdouble_sum_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_char_sum_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_schar_sum_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_short_sum_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_int_sum_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_long_sum_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_longlong_sum_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_uchar_sum_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_ushort_sum_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_uint_sum_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_ulong_sum_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_ulonglong_sum_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_int8_sum_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_int16_sum_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_int32_sum_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_int64_sum_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_uint8_sum_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_uint16_sum_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_uint32_sum_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_uint64_sum_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_size_sum_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req);
+int pshmemx_ptrdiff_sum_reduce_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce, shmemx_req_t *req);
+#ifdef SHMEMX_HAVE_COMPLEX
+int pshmemx_complexd_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest, const SHMEMX_COMPLEXD *source, size_t nreduce, shmemx_req_t *req);
+#endif
+#ifdef SHMEMX_HAVE_COMPLEX
+int pshmemx_complexf_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req);
+#endif
+
 #ifdef __cplusplus
 }
 #endif

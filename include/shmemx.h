@@ -821,6 +821,146 @@ void shmemx_ctx_uint32_atomic_xor_req(shmem_ctx_t ctx, uint32_t *dest, uint32_t 
 void shmemx_uint64_atomic_xor_req(uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
 void shmemx_ctx_uint64_atomic_xor_req(shmem_ctx_t ctx, uint64_t *dest, uint64_t value, int pe, shmemx_req_t *req);
 
+/* broadcast_req */
+int shmemx_float_broadcast_req(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_double_broadcast_req(shmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_longdouble_broadcast_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_char_broadcast_req(shmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_schar_broadcast_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_short_broadcast_req(shmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_int_broadcast_req(shmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_long_broadcast_req(shmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_longlong_broadcast_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_uchar_broadcast_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_ushort_broadcast_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_uint_broadcast_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_ulong_broadcast_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_ulonglong_broadcast_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_int8_broadcast_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_int16_broadcast_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_int32_broadcast_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_int64_broadcast_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_uint8_broadcast_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_uint16_broadcast_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_uint32_broadcast_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_uint64_broadcast_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_size_broadcast_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_ptrdiff_broadcast_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root, shmemx_req_t *req);
+int shmemx_broadcastmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root, shmemx_req_t *req);
+
+/* collect_req */
+int shmemx_float_collect_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req);
+int shmemx_double_collect_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req);
+int shmemx_longdouble_collect_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req);
+int shmemx_char_collect_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req);
+int shmemx_schar_collect_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req);
+int shmemx_short_collect_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int_collect_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req);
+int shmemx_long_collect_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_longlong_collect_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uchar_collect_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ushort_collect_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint_collect_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ulong_collect_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ulonglong_collect_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int8_collect_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int16_collect_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int32_collect_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int64_collect_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint8_collect_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint16_collect_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint32_collect_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint64_collect_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_size_collect_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ptrdiff_collect_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_collectmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, shmemx_req_t *req);
+
+/* fcollect_req */
+int shmemx_float_fcollect_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req);
+int shmemx_double_fcollect_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req);
+int shmemx_longdouble_fcollect_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req);
+int shmemx_char_fcollect_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req);
+int shmemx_schar_fcollect_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req);
+int shmemx_short_fcollect_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int_fcollect_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req);
+int shmemx_long_fcollect_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_longlong_fcollect_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uchar_fcollect_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ushort_fcollect_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint_fcollect_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ulong_fcollect_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ulonglong_fcollect_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int8_fcollect_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int16_fcollect_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int32_fcollect_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int64_fcollect_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint8_fcollect_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint16_fcollect_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint32_fcollect_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint64_fcollect_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_size_fcollect_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ptrdiff_fcollect_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_fcollectmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, shmemx_req_t *req);
+
+/* alltoall_req */
+int shmemx_float_alltoall_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req);
+int shmemx_double_alltoall_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req);
+int shmemx_longdouble_alltoall_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req);
+int shmemx_char_alltoall_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req);
+int shmemx_schar_alltoall_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req);
+int shmemx_short_alltoall_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int_alltoall_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req);
+int shmemx_long_alltoall_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_longlong_alltoall_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uchar_alltoall_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ushort_alltoall_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint_alltoall_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ulong_alltoall_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ulonglong_alltoall_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int8_alltoall_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int16_alltoall_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int32_alltoall_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_int64_alltoall_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint8_alltoall_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint16_alltoall_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint32_alltoall_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_uint64_alltoall_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_size_alltoall_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_ptrdiff_alltoall_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, shmemx_req_t *req);
+int shmemx_alltoallmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, shmemx_req_t *req);
+
+/* sum_reduce_req */
+int shmemx_float_sum_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_double_sum_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_longdouble_sum_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_char_sum_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_schar_sum_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_short_sum_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int_sum_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_long_sum_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_longlong_sum_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uchar_sum_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ushort_sum_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint_sum_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulong_sum_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulonglong_sum_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int8_sum_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int16_sum_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int32_sum_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int64_sum_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint8_sum_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint16_sum_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint32_sum_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint64_sum_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_size_sum_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ptrdiff_sum_reduce_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce, shmemx_req_t *req);
+#ifdef SHMEMX_HAVE_COMPLEX
+int shmemx_complexd_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest, const SHMEMX_COMPLEXD *source, size_t nreduce, shmemx_req_t *req);
+#endif
+#ifdef SHMEMX_HAVE_COMPLEX
+int shmemx_complexf_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req);
+#endif
+
 #ifdef __cplusplus
 }
 #endif
@@ -1249,6 +1389,98 @@ void shmemx_ctx_uint64_atomic_xor_req(shmem_ctx_t ctx, uint64_t *dest, uint64_t 
             int32_t *: shmemx_int32_atomic_xor_req, \
             int64_t *: shmemx_int64_atomic_xor_req, \
             default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_broadcast_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            float *: shmemx_float_broadcast_req, \
+            double *: shmemx_double_broadcast_req, \
+            long double *: shmemx_longdouble_broadcast_req, \
+            char *: shmemx_char_broadcast_req, \
+            signed char *: shmemx_schar_broadcast_req, \
+            short *: shmemx_short_broadcast_req, \
+            int *: shmemx_int_broadcast_req, \
+            long *: shmemx_long_broadcast_req, \
+            long long *: shmemx_longlong_broadcast_req, \
+            unsigned char *: shmemx_uchar_broadcast_req, \
+            unsigned short *: shmemx_ushort_broadcast_req, \
+            unsigned int *: shmemx_uint_broadcast_req, \
+            unsigned long *: shmemx_ulong_broadcast_req, \
+            unsigned long long *: shmemx_ulonglong_broadcast_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_collect_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            float *: shmemx_float_collect_req, \
+            double *: shmemx_double_collect_req, \
+            long double *: shmemx_longdouble_collect_req, \
+            char *: shmemx_char_collect_req, \
+            signed char *: shmemx_schar_collect_req, \
+            short *: shmemx_short_collect_req, \
+            int *: shmemx_int_collect_req, \
+            long *: shmemx_long_collect_req, \
+            long long *: shmemx_longlong_collect_req, \
+            unsigned char *: shmemx_uchar_collect_req, \
+            unsigned short *: shmemx_ushort_collect_req, \
+            unsigned int *: shmemx_uint_collect_req, \
+            unsigned long *: shmemx_ulong_collect_req, \
+            unsigned long long *: shmemx_ulonglong_collect_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_fcollect_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            float *: shmemx_float_fcollect_req, \
+            double *: shmemx_double_fcollect_req, \
+            long double *: shmemx_longdouble_fcollect_req, \
+            char *: shmemx_char_fcollect_req, \
+            signed char *: shmemx_schar_fcollect_req, \
+            short *: shmemx_short_fcollect_req, \
+            int *: shmemx_int_fcollect_req, \
+            long *: shmemx_long_fcollect_req, \
+            long long *: shmemx_longlong_fcollect_req, \
+            unsigned char *: shmemx_uchar_fcollect_req, \
+            unsigned short *: shmemx_ushort_fcollect_req, \
+            unsigned int *: shmemx_uint_fcollect_req, \
+            unsigned long *: shmemx_ulong_fcollect_req, \
+            unsigned long long *: shmemx_ulonglong_fcollect_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_alltoall_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            float *: shmemx_float_alltoall_req, \
+            double *: shmemx_double_alltoall_req, \
+            long double *: shmemx_longdouble_alltoall_req, \
+            char *: shmemx_char_alltoall_req, \
+            signed char *: shmemx_schar_alltoall_req, \
+            short *: shmemx_short_alltoall_req, \
+            int *: shmemx_int_alltoall_req, \
+            long *: shmemx_long_alltoall_req, \
+            long long *: shmemx_longlong_alltoall_req, \
+            unsigned char *: shmemx_uchar_alltoall_req, \
+            unsigned short *: shmemx_ushort_alltoall_req, \
+            unsigned int *: shmemx_uint_alltoall_req, \
+            unsigned long *: shmemx_ulong_alltoall_req, \
+            unsigned long long *: shmemx_ulonglong_alltoall_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_sum_reduce_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            float *: shmemx_float_sum_reduce_req, \
+            double *: shmemx_double_sum_reduce_req, \
+            long double *: shmemx_longdouble_sum_reduce_req, \
+            char *: shmemx_char_sum_reduce_req, \
+            signed char *: shmemx_schar_sum_reduce_req, \
+            short *: shmemx_short_sum_reduce_req, \
+            int *: shmemx_int_sum_reduce_req, \
+            long *: shmemx_long_sum_reduce_req, \
+            long long *: shmemx_longlong_sum_reduce_req, \
+            unsigned char *: shmemx_uchar_sum_reduce_req, \
+            unsigned short *: shmemx_ushort_sum_reduce_req, \
+            unsigned int *: shmemx_uint_sum_reduce_req, \
+            unsigned long *: shmemx_ulong_sum_reduce_req, \
+            unsigned long long *: shmemx_ulonglong_sum_reduce_req, \
+            SHIMMER_IF_COMPLEX(SHMEMX_COMPLEXD *: shmemx_complexd_sum_reduce_req,) \
+            SHIMMER_IF_COMPLEX(SHMEMX_COMPLEXF *: shmemx_complexf_sum_reduce_req,) \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
 #endif /* C11 */
 
 #ifdef __cplusplus
@@ -1561,6 +1793,82 @@ static inline void shmemx_atomic_xor_req(int32_t *dest, int32_t value, int pe, s
 static inline void shmemx_atomic_xor_req(shmem_ctx_t ctx, int32_t *dest, int32_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int32_atomic_xor_req(ctx, dest, value, pe, req); }
 static inline void shmemx_atomic_xor_req(int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_int64_atomic_xor_req(dest, value, pe, req); }
 static inline void shmemx_atomic_xor_req(shmem_ctx_t ctx, int64_t *dest, int64_t value, int pe, shmemx_req_t *req) { shmemx_ctx_int64_atomic_xor_req(ctx, dest, value, pe, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_float_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_double_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_longdouble_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_char_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_schar_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_short_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_int_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_long_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_longlong_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_uchar_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_ushort_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_uint_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_ulong_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_broadcast_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root, shmemx_req_t *req) { return shmemx_ulonglong_broadcast_req(team, dest, source, nelems, PE_root, req); }
+static inline int shmemx_collect_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req) { return shmemx_float_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req) { return shmemx_double_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req) { return shmemx_longdouble_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req) { return shmemx_char_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req) { return shmemx_schar_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req) { return shmemx_short_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req) { return shmemx_int_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req) { return shmemx_long_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req) { return shmemx_longlong_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req) { return shmemx_uchar_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req) { return shmemx_ushort_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req) { return shmemx_uint_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req) { return shmemx_ulong_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_collect_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req) { return shmemx_ulonglong_collect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req) { return shmemx_float_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req) { return shmemx_double_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req) { return shmemx_longdouble_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req) { return shmemx_char_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req) { return shmemx_schar_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req) { return shmemx_short_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req) { return shmemx_int_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req) { return shmemx_long_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req) { return shmemx_longlong_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req) { return shmemx_uchar_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req) { return shmemx_ushort_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req) { return shmemx_uint_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req) { return shmemx_ulong_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_fcollect_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req) { return shmemx_ulonglong_fcollect_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req) { return shmemx_float_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req) { return shmemx_double_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req) { return shmemx_longdouble_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req) { return shmemx_char_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req) { return shmemx_schar_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req) { return shmemx_short_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req) { return shmemx_int_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req) { return shmemx_long_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req) { return shmemx_longlong_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req) { return shmemx_uchar_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req) { return shmemx_ushort_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req) { return shmemx_uint_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req) { return shmemx_ulong_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_alltoall_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req) { return shmemx_ulonglong_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req) { return shmemx_float_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req) { return shmemx_double_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req) { return shmemx_longdouble_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_char_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_schar_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_short_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_long_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_longlong_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uchar_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ushort_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uint_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulong_sum_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_sum_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulonglong_sum_reduce_req(team, dest, source, nreduce, req); }
+#ifdef SHMEMX_HAVE_COMPLEX
+static inline int shmemx_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest, const SHMEMX_COMPLEXD *source, size_t nreduce, shmemx_req_t *req) { return shmemx_complexd_sum_reduce_req(team, dest, source, nreduce, req); }
+#endif
+#ifdef SHMEMX_HAVE_COMPLEX
+static inline int shmemx_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req) { return shmemx_complexf_sum_reduce_req(team, dest, source, nreduce, req); }
+#endif
 #endif /* __cplusplus */
 
 #endif /* SHMEMX_H */

@@ -412,6 +412,16 @@ int shr_api_collect(const char *fn, shr_team_t *team, void *dest, const void *sr
                     bool fixed);
 void shr_api_collect_aset(const char *fn, void *dest, const void *src, size_t len, bool fixed,
                           int PE_start, int logPE_stride, int PE_size, long *pSync);
+/* On request handles: a split handle makes the call one thread's slice
+ * (broadcast, fcollect, reductions); the handle is left as it was. */
+int shr_api_broadcast_req(const char *fn, shr_team_t *team, void *dest, const void *src,
+                          size_t len, int root, shmemx_req_t *req);
+int shr_api_collect_req(const char *fn, shr_team_t *team, void *dest, const void *src,
+                        size_t len, bool fixed, shmemx_req_t *req);
+int shr_api_alltoall_req(const char *fn, shr_team_t *team, void *dest, const void *src,
+                         size_t nelems, size_t elem, shmemx_req_t *req);
+int shr_api_reduce_req(const char *fn, shr_team_t *team, void *dest, const void *src,
+                       size_t nreduce, shr_dtype_t dt, shr_op_t op, shmemx_req_t *req);
 int shr_api_reduce(const char *fn, shr_team_t *team, void *dest, const void *src,
                    size_t nreduce, shr_dtype_t dt, shr_op_t op);
 void shr_api_reduce_aset(const char *fn, void *dest, const void *src, int nreduce,

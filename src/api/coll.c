@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/api_inline.h"
+#include "core/req.h"
 #include "coll/coll.h"
 
 /* ---- checks (cold, debug mode) ---- */
@@ -362,4 +363,75 @@ int shr_api_scan(const char *fn, shr_team_t *team, void *dest, const void *src, 
                    check_reduce(fn, dest, src, nelems * shr_dtype_size(dt))),
                   ret = shr_coll_scan(fn, team, dest, src, nelems, dt, inclusive));
     return ret;
+}
+
+/* ---- on request handles (shmemx.h, docs/requests.md) ----
+ * A handle marked by shmemx_req_split makes the call one thread's slice of
+ * a multithreaded collective (coll_req.c); otherwise the collective runs
+ * as above.  Either way it is complete on this PE when the call returns
+ * and the handle is left as it was.  The split path checks only this
+ * thread's arguments: the cross-PE checks of debug mode meet one thread
+ * per PE. */
+int shr_api_broadcast_req(const char *fn, shr_team_t *team, void *dest, const void *src,
+                          size_t len, int root, shmemx_req_t *req)
+{
+    int n, rank;
+
+    SHR_API_CHECK(shr_check_local(fn, "req", req, 1));
+    shr_req_take_split(req, &n, &rank);
+    if (n == 1) {
+        return shr_api_broadcast(fn, team, dest, src, len, root);
+    }
+    SHR_API_CHECK((check_team_call(fn, team), check_bcast(fn, team->n_pes, dest, src, len, root)));
+    return shr_coll_broadcast_mt(fn, team, dest, src, len, root, n, rank);
+}
+
+int shr_api_collect_req(const char *fn, shr_team_t *team, void *dest, const void *src,
+                        size_t len, bool fixed, shmemx_req_t *req)
+{
+    int n, rank;
+
+    SHR_API_CHECK(shr_check_local(fn, "req", req, 1));
+    shr_req_take_split(req, &n, &rank);
+    if (n == 1) {
+        return shr_api_collect(fn, team, dest, src, len, fixed);
+    }
+    if (!fixed) {
+        shr_check_fail(fn, "collect cannot be split between threads (the sizes are known only "
+                       "after the exchange); split fcollect, broadcast or sum_reduce, or call "
+                       "collect with a handle that shmemx_req_split did not mark");
+    }
+    SHR_API_CHECK((check_team_call(fn, team),
+                   check_collect(fn, team->n_pes, dest, src, len, true)));
+    return shr_coll_fcollect_mt(fn, team, dest, src, len, n, rank);
+}
+
+int shr_api_alltoall_req(const char *fn, shr_team_t *team, void *dest, const void *src,
+                         size_t nelems, size_t elem, shmemx_req_t *req)
+{
+    int n, rank;
+
+    SHR_API_CHECK(shr_check_local(fn, "req", req, 1));
+    shr_req_take_split(req, &n, &rank);
+    if (n != 1) {
+        shr_check_fail(fn, "alltoall cannot be split between threads; split fcollect, "
+                       "broadcast or sum_reduce, or call alltoall with a handle that "
+                       "shmemx_req_split did not mark");
+    }
+    return shr_api_alltoall(fn, team, dest, src, 0, 0, nelems, elem);
+}
+
+int shr_api_reduce_req(const char *fn, shr_team_t *team, void *dest, const void *src,
+                       size_t nreduce, shr_dtype_t dt, shr_op_t op, shmemx_req_t *req)
+{
+    int n, rank;
+
+    SHR_API_CHECK(shr_check_local(fn, "req", req, 1));
+    shr_req_take_split(req, &n, &rank);
+    if (n == 1) {
+        return shr_api_reduce(fn, team, dest, src, nreduce, dt, op);
+    }
+    SHR_API_CHECK((check_team_call(fn, team),
+                   check_reduce(fn, dest, src, nreduce * shr_dtype_size(dt))));
+    return shr_coll_reduce_mt(fn, team, dest, src, nreduce, dt, op, n, rank);
 }

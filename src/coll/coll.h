@@ -53,6 +53,18 @@ int shr_coll_broadcast(const char *fn, shr_team_t *team, void *dest, const void 
 void shr_coll_broadcast_aset(const char *fn, void *dest, const void *src, size_t len, int root,
                              int PE_start, int logPE_stride, int PE_size, long *pSync);
 
+/* Multithreaded forms (coll_req.c): `nthreads` threads of every PE call
+ * with the same arguments, each its own `rank`, and each moves its slice.
+ * A thread returns when its slice is complete on this PE; the collective
+ * is complete when every thread has returned.  Thread-safe in that sense
+ * only: one such collective per team at a time. */
+int shr_coll_broadcast_mt(const char *fn, shr_team_t *team, void *dest, const void *src,
+                          size_t len, int root, int nthreads, int rank);
+int shr_coll_fcollect_mt(const char *fn, shr_team_t *team, void *dest, const void *src,
+                         size_t len, int nthreads, int rank);
+int shr_coll_reduce_mt(const char *fn, shr_team_t *team, void *dest, const void *src,
+                       size_t count, shr_dtype_t dt, shr_op_t op, int nthreads, int rank);
+
 /* `fixed`: fcollect (same len everywhere) rather than collect. */
 int shr_coll_collect(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
                      bool fixed);

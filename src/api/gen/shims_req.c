@@ -3505,3 +3505,765 @@ void pshmemx_ctx_uint64_atomic_xor_req(shmem_ctx_t ctx, uint64_t *dest, uint64_t
     shr_api_amo_req("shmemx_ctx_uint64_atomic_xor_req", ctx, SHR_AMO_XOR, NULL, dest, SHR_BITS(uint64_t, value), 0, sizeof(uint64_t), pe, req);
 }
 SHR_API_ALIAS(shmemx_ctx_uint64_atomic_xor_req)
+
+int pshmemx_float_broadcast_req(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_float_broadcast_req", team, dest, source, nelems * sizeof(float), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_float_broadcast_req)
+
+int pshmemx_double_broadcast_req(shmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_double_broadcast_req", team, dest, source, nelems * sizeof(double), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_double_broadcast_req)
+
+int pshmemx_longdouble_broadcast_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_longdouble_broadcast_req", team, dest, source, nelems * sizeof(long double), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_longdouble_broadcast_req)
+
+int pshmemx_char_broadcast_req(shmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_char_broadcast_req", team, dest, source, nelems * sizeof(char), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_char_broadcast_req)
+
+int pshmemx_schar_broadcast_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_schar_broadcast_req", team, dest, source, nelems * sizeof(signed char), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_schar_broadcast_req)
+
+int pshmemx_short_broadcast_req(shmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_short_broadcast_req", team, dest, source, nelems * sizeof(short), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_short_broadcast_req)
+
+int pshmemx_int_broadcast_req(shmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_int_broadcast_req", team, dest, source, nelems * sizeof(int), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_int_broadcast_req)
+
+int pshmemx_long_broadcast_req(shmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_long_broadcast_req", team, dest, source, nelems * sizeof(long), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_long_broadcast_req)
+
+int pshmemx_longlong_broadcast_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_longlong_broadcast_req", team, dest, source, nelems * sizeof(long long), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_longlong_broadcast_req)
+
+int pshmemx_uchar_broadcast_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_uchar_broadcast_req", team, dest, source, nelems * sizeof(unsigned char), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_uchar_broadcast_req)
+
+int pshmemx_ushort_broadcast_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_ushort_broadcast_req", team, dest, source, nelems * sizeof(unsigned short), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_ushort_broadcast_req)
+
+int pshmemx_uint_broadcast_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_uint_broadcast_req", team, dest, source, nelems * sizeof(unsigned int), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_uint_broadcast_req)
+
+int pshmemx_ulong_broadcast_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_ulong_broadcast_req", team, dest, source, nelems * sizeof(unsigned long), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_ulong_broadcast_req)
+
+int pshmemx_ulonglong_broadcast_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_ulonglong_broadcast_req", team, dest, source, nelems * sizeof(unsigned long long), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_broadcast_req)
+
+int pshmemx_int8_broadcast_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_int8_broadcast_req", team, dest, source, nelems * sizeof(int8_t), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_int8_broadcast_req)
+
+int pshmemx_int16_broadcast_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_int16_broadcast_req", team, dest, source, nelems * sizeof(int16_t), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_int16_broadcast_req)
+
+int pshmemx_int32_broadcast_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_int32_broadcast_req", team, dest, source, nelems * sizeof(int32_t), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_int32_broadcast_req)
+
+int pshmemx_int64_broadcast_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_int64_broadcast_req", team, dest, source, nelems * sizeof(int64_t), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_int64_broadcast_req)
+
+int pshmemx_uint8_broadcast_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_uint8_broadcast_req", team, dest, source, nelems * sizeof(uint8_t), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_uint8_broadcast_req)
+
+int pshmemx_uint16_broadcast_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_uint16_broadcast_req", team, dest, source, nelems * sizeof(uint16_t), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_uint16_broadcast_req)
+
+int pshmemx_uint32_broadcast_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_uint32_broadcast_req", team, dest, source, nelems * sizeof(uint32_t), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_uint32_broadcast_req)
+
+int pshmemx_uint64_broadcast_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_uint64_broadcast_req", team, dest, source, nelems * sizeof(uint64_t), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_uint64_broadcast_req)
+
+int pshmemx_size_broadcast_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_size_broadcast_req", team, dest, source, nelems * sizeof(size_t), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_size_broadcast_req)
+
+int pshmemx_ptrdiff_broadcast_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_ptrdiff_broadcast_req", team, dest, source, nelems * sizeof(ptrdiff_t), PE_root, req);
+}
+SHR_API_ALIAS(shmemx_ptrdiff_broadcast_req)
+
+int pshmemx_broadcastmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    return shr_api_broadcast_req("shmemx_broadcastmem_req", team, dest, source, nelems * 1, PE_root, req);
+}
+SHR_API_ALIAS(shmemx_broadcastmem_req)
+
+int pshmemx_float_collect_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_float_collect_req", team, dest, source, nelems * sizeof(float), false, req);
+}
+SHR_API_ALIAS(shmemx_float_collect_req)
+
+int pshmemx_double_collect_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_double_collect_req", team, dest, source, nelems * sizeof(double), false, req);
+}
+SHR_API_ALIAS(shmemx_double_collect_req)
+
+int pshmemx_longdouble_collect_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_longdouble_collect_req", team, dest, source, nelems * sizeof(long double), false, req);
+}
+SHR_API_ALIAS(shmemx_longdouble_collect_req)
+
+int pshmemx_char_collect_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_char_collect_req", team, dest, source, nelems * sizeof(char), false, req);
+}
+SHR_API_ALIAS(shmemx_char_collect_req)
+
+int pshmemx_schar_collect_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_schar_collect_req", team, dest, source, nelems * sizeof(signed char), false, req);
+}
+SHR_API_ALIAS(shmemx_schar_collect_req)
+
+int pshmemx_short_collect_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_short_collect_req", team, dest, source, nelems * sizeof(short), false, req);
+}
+SHR_API_ALIAS(shmemx_short_collect_req)
+
+int pshmemx_int_collect_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_int_collect_req", team, dest, source, nelems * sizeof(int), false, req);
+}
+SHR_API_ALIAS(shmemx_int_collect_req)
+
+int pshmemx_long_collect_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_long_collect_req", team, dest, source, nelems * sizeof(long), false, req);
+}
+SHR_API_ALIAS(shmemx_long_collect_req)
+
+int pshmemx_longlong_collect_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_longlong_collect_req", team, dest, source, nelems * sizeof(long long), false, req);
+}
+SHR_API_ALIAS(shmemx_longlong_collect_req)
+
+int pshmemx_uchar_collect_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uchar_collect_req", team, dest, source, nelems * sizeof(unsigned char), false, req);
+}
+SHR_API_ALIAS(shmemx_uchar_collect_req)
+
+int pshmemx_ushort_collect_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_ushort_collect_req", team, dest, source, nelems * sizeof(unsigned short), false, req);
+}
+SHR_API_ALIAS(shmemx_ushort_collect_req)
+
+int pshmemx_uint_collect_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uint_collect_req", team, dest, source, nelems * sizeof(unsigned int), false, req);
+}
+SHR_API_ALIAS(shmemx_uint_collect_req)
+
+int pshmemx_ulong_collect_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_ulong_collect_req", team, dest, source, nelems * sizeof(unsigned long), false, req);
+}
+SHR_API_ALIAS(shmemx_ulong_collect_req)
+
+int pshmemx_ulonglong_collect_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_ulonglong_collect_req", team, dest, source, nelems * sizeof(unsigned long long), false, req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_collect_req)
+
+int pshmemx_int8_collect_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_int8_collect_req", team, dest, source, nelems * sizeof(int8_t), false, req);
+}
+SHR_API_ALIAS(shmemx_int8_collect_req)
+
+int pshmemx_int16_collect_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_int16_collect_req", team, dest, source, nelems * sizeof(int16_t), false, req);
+}
+SHR_API_ALIAS(shmemx_int16_collect_req)
+
+int pshmemx_int32_collect_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_int32_collect_req", team, dest, source, nelems * sizeof(int32_t), false, req);
+}
+SHR_API_ALIAS(shmemx_int32_collect_req)
+
+int pshmemx_int64_collect_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_int64_collect_req", team, dest, source, nelems * sizeof(int64_t), false, req);
+}
+SHR_API_ALIAS(shmemx_int64_collect_req)
+
+int pshmemx_uint8_collect_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uint8_collect_req", team, dest, source, nelems * sizeof(uint8_t), false, req);
+}
+SHR_API_ALIAS(shmemx_uint8_collect_req)
+
+int pshmemx_uint16_collect_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uint16_collect_req", team, dest, source, nelems * sizeof(uint16_t), false, req);
+}
+SHR_API_ALIAS(shmemx_uint16_collect_req)
+
+int pshmemx_uint32_collect_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uint32_collect_req", team, dest, source, nelems * sizeof(uint32_t), false, req);
+}
+SHR_API_ALIAS(shmemx_uint32_collect_req)
+
+int pshmemx_uint64_collect_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uint64_collect_req", team, dest, source, nelems * sizeof(uint64_t), false, req);
+}
+SHR_API_ALIAS(shmemx_uint64_collect_req)
+
+int pshmemx_size_collect_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_size_collect_req", team, dest, source, nelems * sizeof(size_t), false, req);
+}
+SHR_API_ALIAS(shmemx_size_collect_req)
+
+int pshmemx_ptrdiff_collect_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_ptrdiff_collect_req", team, dest, source, nelems * sizeof(ptrdiff_t), false, req);
+}
+SHR_API_ALIAS(shmemx_ptrdiff_collect_req)
+
+int pshmemx_collectmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_collectmem_req", team, dest, source, nelems * 1, false, req);
+}
+SHR_API_ALIAS(shmemx_collectmem_req)
+
+int pshmemx_float_fcollect_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_float_fcollect_req", team, dest, source, nelems * sizeof(float), true, req);
+}
+SHR_API_ALIAS(shmemx_float_fcollect_req)
+
+int pshmemx_double_fcollect_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_double_fcollect_req", team, dest, source, nelems * sizeof(double), true, req);
+}
+SHR_API_ALIAS(shmemx_double_fcollect_req)
+
+int pshmemx_longdouble_fcollect_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_longdouble_fcollect_req", team, dest, source, nelems * sizeof(long double), true, req);
+}
+SHR_API_ALIAS(shmemx_longdouble_fcollect_req)
+
+int pshmemx_char_fcollect_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_char_fcollect_req", team, dest, source, nelems * sizeof(char), true, req);
+}
+SHR_API_ALIAS(shmemx_char_fcollect_req)
+
+int pshmemx_schar_fcollect_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_schar_fcollect_req", team, dest, source, nelems * sizeof(signed char), true, req);
+}
+SHR_API_ALIAS(shmemx_schar_fcollect_req)
+
+int pshmemx_short_fcollect_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_short_fcollect_req", team, dest, source, nelems * sizeof(short), true, req);
+}
+SHR_API_ALIAS(shmemx_short_fcollect_req)
+
+int pshmemx_int_fcollect_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_int_fcollect_req", team, dest, source, nelems * sizeof(int), true, req);
+}
+SHR_API_ALIAS(shmemx_int_fcollect_req)
+
+int pshmemx_long_fcollect_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_long_fcollect_req", team, dest, source, nelems * sizeof(long), true, req);
+}
+SHR_API_ALIAS(shmemx_long_fcollect_req)
+
+int pshmemx_longlong_fcollect_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_longlong_fcollect_req", team, dest, source, nelems * sizeof(long long), true, req);
+}
+SHR_API_ALIAS(shmemx_longlong_fcollect_req)
+
+int pshmemx_uchar_fcollect_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uchar_fcollect_req", team, dest, source, nelems * sizeof(unsigned char), true, req);
+}
+SHR_API_ALIAS(shmemx_uchar_fcollect_req)
+
+int pshmemx_ushort_fcollect_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_ushort_fcollect_req", team, dest, source, nelems * sizeof(unsigned short), true, req);
+}
+SHR_API_ALIAS(shmemx_ushort_fcollect_req)
+
+int pshmemx_uint_fcollect_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uint_fcollect_req", team, dest, source, nelems * sizeof(unsigned int), true, req);
+}
+SHR_API_ALIAS(shmemx_uint_fcollect_req)
+
+int pshmemx_ulong_fcollect_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_ulong_fcollect_req", team, dest, source, nelems * sizeof(unsigned long), true, req);
+}
+SHR_API_ALIAS(shmemx_ulong_fcollect_req)
+
+int pshmemx_ulonglong_fcollect_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_ulonglong_fcollect_req", team, dest, source, nelems * sizeof(unsigned long long), true, req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_fcollect_req)
+
+int pshmemx_int8_fcollect_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_int8_fcollect_req", team, dest, source, nelems * sizeof(int8_t), true, req);
+}
+SHR_API_ALIAS(shmemx_int8_fcollect_req)
+
+int pshmemx_int16_fcollect_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_int16_fcollect_req", team, dest, source, nelems * sizeof(int16_t), true, req);
+}
+SHR_API_ALIAS(shmemx_int16_fcollect_req)
+
+int pshmemx_int32_fcollect_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_int32_fcollect_req", team, dest, source, nelems * sizeof(int32_t), true, req);
+}
+SHR_API_ALIAS(shmemx_int32_fcollect_req)
+
+int pshmemx_int64_fcollect_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_int64_fcollect_req", team, dest, source, nelems * sizeof(int64_t), true, req);
+}
+SHR_API_ALIAS(shmemx_int64_fcollect_req)
+
+int pshmemx_uint8_fcollect_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uint8_fcollect_req", team, dest, source, nelems * sizeof(uint8_t), true, req);
+}
+SHR_API_ALIAS(shmemx_uint8_fcollect_req)
+
+int pshmemx_uint16_fcollect_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uint16_fcollect_req", team, dest, source, nelems * sizeof(uint16_t), true, req);
+}
+SHR_API_ALIAS(shmemx_uint16_fcollect_req)
+
+int pshmemx_uint32_fcollect_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uint32_fcollect_req", team, dest, source, nelems * sizeof(uint32_t), true, req);
+}
+SHR_API_ALIAS(shmemx_uint32_fcollect_req)
+
+int pshmemx_uint64_fcollect_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_uint64_fcollect_req", team, dest, source, nelems * sizeof(uint64_t), true, req);
+}
+SHR_API_ALIAS(shmemx_uint64_fcollect_req)
+
+int pshmemx_size_fcollect_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_size_fcollect_req", team, dest, source, nelems * sizeof(size_t), true, req);
+}
+SHR_API_ALIAS(shmemx_size_fcollect_req)
+
+int pshmemx_ptrdiff_fcollect_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_ptrdiff_fcollect_req", team, dest, source, nelems * sizeof(ptrdiff_t), true, req);
+}
+SHR_API_ALIAS(shmemx_ptrdiff_fcollect_req)
+
+int pshmemx_fcollectmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_collect_req("shmemx_fcollectmem_req", team, dest, source, nelems * 1, true, req);
+}
+SHR_API_ALIAS(shmemx_fcollectmem_req)
+
+int pshmemx_float_alltoall_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_float_alltoall_req", team, dest, source, nelems, sizeof(float), req);
+}
+SHR_API_ALIAS(shmemx_float_alltoall_req)
+
+int pshmemx_double_alltoall_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_double_alltoall_req", team, dest, source, nelems, sizeof(double), req);
+}
+SHR_API_ALIAS(shmemx_double_alltoall_req)
+
+int pshmemx_longdouble_alltoall_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_longdouble_alltoall_req", team, dest, source, nelems, sizeof(long double), req);
+}
+SHR_API_ALIAS(shmemx_longdouble_alltoall_req)
+
+int pshmemx_char_alltoall_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_char_alltoall_req", team, dest, source, nelems, sizeof(char), req);
+}
+SHR_API_ALIAS(shmemx_char_alltoall_req)
+
+int pshmemx_schar_alltoall_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_schar_alltoall_req", team, dest, source, nelems, sizeof(signed char), req);
+}
+SHR_API_ALIAS(shmemx_schar_alltoall_req)
+
+int pshmemx_short_alltoall_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_short_alltoall_req", team, dest, source, nelems, sizeof(short), req);
+}
+SHR_API_ALIAS(shmemx_short_alltoall_req)
+
+int pshmemx_int_alltoall_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_int_alltoall_req", team, dest, source, nelems, sizeof(int), req);
+}
+SHR_API_ALIAS(shmemx_int_alltoall_req)
+
+int pshmemx_long_alltoall_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_long_alltoall_req", team, dest, source, nelems, sizeof(long), req);
+}
+SHR_API_ALIAS(shmemx_long_alltoall_req)
+
+int pshmemx_longlong_alltoall_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_longlong_alltoall_req", team, dest, source, nelems, sizeof(long long), req);
+}
+SHR_API_ALIAS(shmemx_longlong_alltoall_req)
+
+int pshmemx_uchar_alltoall_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_uchar_alltoall_req", team, dest, source, nelems, sizeof(unsigned char), req);
+}
+SHR_API_ALIAS(shmemx_uchar_alltoall_req)
+
+int pshmemx_ushort_alltoall_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_ushort_alltoall_req", team, dest, source, nelems, sizeof(unsigned short), req);
+}
+SHR_API_ALIAS(shmemx_ushort_alltoall_req)
+
+int pshmemx_uint_alltoall_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_uint_alltoall_req", team, dest, source, nelems, sizeof(unsigned int), req);
+}
+SHR_API_ALIAS(shmemx_uint_alltoall_req)
+
+int pshmemx_ulong_alltoall_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_ulong_alltoall_req", team, dest, source, nelems, sizeof(unsigned long), req);
+}
+SHR_API_ALIAS(shmemx_ulong_alltoall_req)
+
+int pshmemx_ulonglong_alltoall_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_ulonglong_alltoall_req", team, dest, source, nelems, sizeof(unsigned long long), req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_alltoall_req)
+
+int pshmemx_int8_alltoall_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_int8_alltoall_req", team, dest, source, nelems, sizeof(int8_t), req);
+}
+SHR_API_ALIAS(shmemx_int8_alltoall_req)
+
+int pshmemx_int16_alltoall_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_int16_alltoall_req", team, dest, source, nelems, sizeof(int16_t), req);
+}
+SHR_API_ALIAS(shmemx_int16_alltoall_req)
+
+int pshmemx_int32_alltoall_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_int32_alltoall_req", team, dest, source, nelems, sizeof(int32_t), req);
+}
+SHR_API_ALIAS(shmemx_int32_alltoall_req)
+
+int pshmemx_int64_alltoall_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_int64_alltoall_req", team, dest, source, nelems, sizeof(int64_t), req);
+}
+SHR_API_ALIAS(shmemx_int64_alltoall_req)
+
+int pshmemx_uint8_alltoall_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_uint8_alltoall_req", team, dest, source, nelems, sizeof(uint8_t), req);
+}
+SHR_API_ALIAS(shmemx_uint8_alltoall_req)
+
+int pshmemx_uint16_alltoall_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_uint16_alltoall_req", team, dest, source, nelems, sizeof(uint16_t), req);
+}
+SHR_API_ALIAS(shmemx_uint16_alltoall_req)
+
+int pshmemx_uint32_alltoall_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_uint32_alltoall_req", team, dest, source, nelems, sizeof(uint32_t), req);
+}
+SHR_API_ALIAS(shmemx_uint32_alltoall_req)
+
+int pshmemx_uint64_alltoall_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_uint64_alltoall_req", team, dest, source, nelems, sizeof(uint64_t), req);
+}
+SHR_API_ALIAS(shmemx_uint64_alltoall_req)
+
+int pshmemx_size_alltoall_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_size_alltoall_req", team, dest, source, nelems, sizeof(size_t), req);
+}
+SHR_API_ALIAS(shmemx_size_alltoall_req)
+
+int pshmemx_ptrdiff_alltoall_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_ptrdiff_alltoall_req", team, dest, source, nelems, sizeof(ptrdiff_t), req);
+}
+SHR_API_ALIAS(shmemx_ptrdiff_alltoall_req)
+
+int pshmemx_alltoallmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, shmemx_req_t *req)
+{
+    return shr_api_alltoall_req("shmemx_alltoallmem_req", team, dest, source, nelems, 1, req);
+}
+SHR_API_ALIAS(shmemx_alltoallmem_req)
+
+int pshmemx_float_sum_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_float_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_FLOAT, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_float_sum_reduce_req)
+
+int pshmemx_double_sum_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_double_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_DOUBLE, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_double_sum_reduce_req)
+
+int pshmemx_longdouble_sum_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_longdouble_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONGDOUBLE, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_longdouble_sum_reduce_req)
+
+int pshmemx_char_sum_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_char_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_CHAR, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_char_sum_reduce_req)
+
+int pshmemx_schar_sum_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_schar_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SCHAR, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_schar_sum_reduce_req)
+
+int pshmemx_short_sum_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_short_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SHORT, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_short_sum_reduce_req)
+
+int pshmemx_int_sum_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_int_sum_reduce_req)
+
+int pshmemx_long_sum_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_long_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONG, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_long_sum_reduce_req)
+
+int pshmemx_longlong_sum_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_longlong_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONGLONG, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_longlong_sum_reduce_req)
+
+int pshmemx_uchar_sum_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uchar_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UCHAR, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_uchar_sum_reduce_req)
+
+int pshmemx_ushort_sum_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ushort_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_USHORT, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_ushort_sum_reduce_req)
+
+int pshmemx_uint_sum_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_uint_sum_reduce_req)
+
+int pshmemx_ulong_sum_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulong_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONG, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_ulong_sum_reduce_req)
+
+int pshmemx_ulonglong_sum_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulonglong_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONGLONG, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_sum_reduce_req)
+
+int pshmemx_int8_sum_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int8_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT8, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_int8_sum_reduce_req)
+
+int pshmemx_int16_sum_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int16_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT16, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_int16_sum_reduce_req)
+
+int pshmemx_int32_sum_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int32_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT32, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_int32_sum_reduce_req)
+
+int pshmemx_int64_sum_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int64_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT64, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_int64_sum_reduce_req)
+
+int pshmemx_uint8_sum_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint8_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT8, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_uint8_sum_reduce_req)
+
+int pshmemx_uint16_sum_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint16_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT16, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_uint16_sum_reduce_req)
+
+int pshmemx_uint32_sum_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint32_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT32, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_uint32_sum_reduce_req)
+
+int pshmemx_uint64_sum_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint64_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT64, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_uint64_sum_reduce_req)
+
+int pshmemx_size_sum_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_size_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SIZE, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_size_sum_reduce_req)
+
+int pshmemx_ptrdiff_sum_reduce_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ptrdiff_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_PTRDIFF, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_ptrdiff_sum_reduce_req)
+
+#ifdef SHMEMX_HAVE_COMPLEX
+
+int pshmemx_complexd_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest, const SHMEMX_COMPLEXD *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_complexd_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_COMPLEXD, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_complexd_sum_reduce_req)
+#endif
+
+#ifdef SHMEMX_HAVE_COMPLEX
+
+int pshmemx_complexf_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_complexf_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_COMPLEXF, SHR_OP_SUM, req);
+}
+SHR_API_ALIAS(shmemx_complexf_sum_reduce_req)
+#endif

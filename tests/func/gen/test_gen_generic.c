@@ -6400,6 +6400,370 @@ void shmemx_ctx_int64_atomic_xor_req(shmem_ctx_t ctx, int64_t *dest, int64_t val
     hit = "shmemx_ctx_int64_atomic_xor_req";
     pshmemx_ctx_int64_atomic_xor_req(ctx, dest, value, pe, req);
 }
+int shmemx_float_broadcast_req(shmem_team_t team, float *dest, const float *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_float_broadcast_req";
+    return pshmemx_float_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_double_broadcast_req(shmem_team_t team, double *dest, const double *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_double_broadcast_req";
+    return pshmemx_double_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_longdouble_broadcast_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_broadcast_req";
+    return pshmemx_longdouble_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_char_broadcast_req(shmem_team_t team, char *dest, const char *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_char_broadcast_req";
+    return pshmemx_char_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_schar_broadcast_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_broadcast_req";
+    return pshmemx_schar_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_short_broadcast_req(shmem_team_t team, short *dest, const short *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_short_broadcast_req";
+    return pshmemx_short_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_int_broadcast_req(shmem_team_t team, int *dest, const int *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_int_broadcast_req";
+    return pshmemx_int_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_long_broadcast_req(shmem_team_t team, long *dest, const long *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_long_broadcast_req";
+    return pshmemx_long_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_longlong_broadcast_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_broadcast_req";
+    return pshmemx_longlong_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_uchar_broadcast_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_broadcast_req";
+    return pshmemx_uchar_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_ushort_broadcast_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_broadcast_req";
+    return pshmemx_ushort_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_uint_broadcast_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_broadcast_req";
+    return pshmemx_uint_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_ulong_broadcast_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_broadcast_req";
+    return pshmemx_ulong_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_ulonglong_broadcast_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, int PE_root, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_broadcast_req";
+    return pshmemx_ulonglong_broadcast_req(team, dest, source, nelems, PE_root, req);
+}
+int shmemx_float_collect_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_float_collect_req";
+    return pshmemx_float_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_double_collect_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_double_collect_req";
+    return pshmemx_double_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_longdouble_collect_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_collect_req";
+    return pshmemx_longdouble_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_char_collect_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_char_collect_req";
+    return pshmemx_char_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_schar_collect_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_collect_req";
+    return pshmemx_schar_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_short_collect_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_short_collect_req";
+    return pshmemx_short_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_int_collect_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_int_collect_req";
+    return pshmemx_int_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_long_collect_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_long_collect_req";
+    return pshmemx_long_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_longlong_collect_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_collect_req";
+    return pshmemx_longlong_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_uchar_collect_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_collect_req";
+    return pshmemx_uchar_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_ushort_collect_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_collect_req";
+    return pshmemx_ushort_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_uint_collect_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_collect_req";
+    return pshmemx_uint_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_ulong_collect_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_collect_req";
+    return pshmemx_ulong_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_ulonglong_collect_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_collect_req";
+    return pshmemx_ulonglong_collect_req(team, dest, source, nelems, req);
+}
+int shmemx_float_fcollect_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_float_fcollect_req";
+    return pshmemx_float_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_double_fcollect_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_double_fcollect_req";
+    return pshmemx_double_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_longdouble_fcollect_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_fcollect_req";
+    return pshmemx_longdouble_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_char_fcollect_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_char_fcollect_req";
+    return pshmemx_char_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_schar_fcollect_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_fcollect_req";
+    return pshmemx_schar_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_short_fcollect_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_short_fcollect_req";
+    return pshmemx_short_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_int_fcollect_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_int_fcollect_req";
+    return pshmemx_int_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_long_fcollect_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_long_fcollect_req";
+    return pshmemx_long_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_longlong_fcollect_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_fcollect_req";
+    return pshmemx_longlong_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_uchar_fcollect_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_fcollect_req";
+    return pshmemx_uchar_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_ushort_fcollect_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_fcollect_req";
+    return pshmemx_ushort_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_uint_fcollect_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_fcollect_req";
+    return pshmemx_uint_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_ulong_fcollect_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_fcollect_req";
+    return pshmemx_ulong_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_ulonglong_fcollect_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_fcollect_req";
+    return pshmemx_ulonglong_fcollect_req(team, dest, source, nelems, req);
+}
+int shmemx_float_alltoall_req(shmem_team_t team, float *dest, const float *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_float_alltoall_req";
+    return pshmemx_float_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_double_alltoall_req(shmem_team_t team, double *dest, const double *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_double_alltoall_req";
+    return pshmemx_double_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_longdouble_alltoall_req(shmem_team_t team, long double *dest, const long double *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_alltoall_req";
+    return pshmemx_longdouble_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_char_alltoall_req(shmem_team_t team, char *dest, const char *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_char_alltoall_req";
+    return pshmemx_char_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_schar_alltoall_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_alltoall_req";
+    return pshmemx_schar_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_short_alltoall_req(shmem_team_t team, short *dest, const short *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_short_alltoall_req";
+    return pshmemx_short_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_int_alltoall_req(shmem_team_t team, int *dest, const int *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_int_alltoall_req";
+    return pshmemx_int_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_long_alltoall_req(shmem_team_t team, long *dest, const long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_long_alltoall_req";
+    return pshmemx_long_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_longlong_alltoall_req(shmem_team_t team, long long *dest, const long long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_alltoall_req";
+    return pshmemx_longlong_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_uchar_alltoall_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_alltoall_req";
+    return pshmemx_uchar_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_ushort_alltoall_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_alltoall_req";
+    return pshmemx_ushort_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_uint_alltoall_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_alltoall_req";
+    return pshmemx_uint_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_ulong_alltoall_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_alltoall_req";
+    return pshmemx_ulong_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_ulonglong_alltoall_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_alltoall_req";
+    return pshmemx_ulonglong_alltoall_req(team, dest, source, nelems, req);
+}
+int shmemx_float_sum_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_float_sum_reduce_req";
+    return pshmemx_float_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_double_sum_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_double_sum_reduce_req";
+    return pshmemx_double_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_longdouble_sum_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_sum_reduce_req";
+    return pshmemx_longdouble_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_char_sum_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_char_sum_reduce_req";
+    return pshmemx_char_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_schar_sum_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_sum_reduce_req";
+    return pshmemx_schar_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_short_sum_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_short_sum_reduce_req";
+    return pshmemx_short_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int_sum_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int_sum_reduce_req";
+    return pshmemx_int_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_long_sum_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_long_sum_reduce_req";
+    return pshmemx_long_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_longlong_sum_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_sum_reduce_req";
+    return pshmemx_longlong_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uchar_sum_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_sum_reduce_req";
+    return pshmemx_uchar_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ushort_sum_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_sum_reduce_req";
+    return pshmemx_ushort_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uint_sum_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_sum_reduce_req";
+    return pshmemx_uint_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulong_sum_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_sum_reduce_req";
+    return pshmemx_ulong_sum_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulonglong_sum_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_sum_reduce_req";
+    return pshmemx_ulonglong_sum_reduce_req(team, dest, source, nreduce, req);
+}
+#ifdef SHMEMX_HAVE_COMPLEX
+int shmemx_complexd_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest, const SHMEMX_COMPLEXD *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_complexd_sum_reduce_req";
+    return pshmemx_complexd_sum_reduce_req(team, dest, source, nreduce, req);
+}
+#endif
+#ifdef SHMEMX_HAVE_COMPLEX
+int shmemx_complexf_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_complexf_sum_reduce_req";
+    return pshmemx_complexf_sum_reduce_req(team, dest, source, nreduce, req);
+}
+#endif
 int shmem_team_sync(shmem_team_t team)
 {
     hit = "shmem_team_sync";
@@ -7762,6 +8126,82 @@ int main(void)
     expect("shmemx_ctx_int32_atomic_xor_req"); shmemx_atomic_xor_req(SHMEM_CTX_DEFAULT, d_int32, (int32_t)0, me, &req); check("shmemx_atomic_xor_req");
     expect("shmemx_int64_atomic_xor_req"); shmemx_atomic_xor_req(d_int64, (int64_t)0, me, &req); check("shmemx_atomic_xor_req");
     expect("shmemx_ctx_int64_atomic_xor_req"); shmemx_atomic_xor_req(SHMEM_CTX_DEFAULT, d_int64, (int64_t)0, me, &req); check("shmemx_atomic_xor_req");
+    expect("shmemx_float_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_float, s_float, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_double_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_double, s_double, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_longdouble_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_longdouble, s_longdouble, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_char_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_char, s_char, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_schar_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_schar, s_schar, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_short_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_short, s_short, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_int_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_int, s_int, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_long_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_long, s_long, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_longlong_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_longlong, s_longlong, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_uchar_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_ushort_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_uint_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_ulong_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_ulonglong_broadcast_req"); (void)shmemx_broadcast_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, 0, &req); check("shmemx_broadcast_req");
+    expect("shmemx_float_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_float, s_float, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_double_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_double, s_double, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_longdouble_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_longdouble, s_longdouble, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_char_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_char, s_char, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_schar_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_schar, s_schar, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_short_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_short, s_short, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_int_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_int, s_int, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_long_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_long, s_long, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_longlong_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_longlong, s_longlong, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_uchar_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_ushort_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_uint_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_ulong_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_ulonglong_collect_req"); (void)shmemx_collect_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_collect_req");
+    expect("shmemx_float_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_float, s_float, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_double_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_double, s_double, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_longdouble_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_longdouble, s_longdouble, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_char_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_char, s_char, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_schar_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_schar, s_schar, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_short_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_short, s_short, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_int_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_int, s_int, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_long_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_long, s_long, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_longlong_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_longlong, s_longlong, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_uchar_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_ushort_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_uint_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_ulong_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_ulonglong_fcollect_req"); (void)shmemx_fcollect_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_fcollect_req");
+    expect("shmemx_float_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_float, s_float, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_double_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_double, s_double, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_longdouble_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_longdouble, s_longdouble, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_char_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_char, s_char, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_schar_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_schar, s_schar, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_short_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_short, s_short, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_int_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_int, s_int, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_long_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_long, s_long, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_longlong_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_longlong, s_longlong, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_uchar_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_ushort_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_uint_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_ulong_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_ulonglong_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_float_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_float, s_float, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_double_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_double, s_double, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_longdouble_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_longdouble, s_longdouble, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_char_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_char, s_char, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_schar_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_schar, s_schar, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_short_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_short, s_short, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_int_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_int, s_int, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_long_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_long, s_long, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_longlong_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_longlong, s_longlong, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_uchar_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_ushort_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_uint_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_ulong_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_sum_reduce_req");
+    expect("shmemx_ulonglong_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_sum_reduce_req");
+#ifdef SHMEMX_HAVE_COMPLEX
+    expect("shmemx_complexd_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_complexd, s_complexd, 1, &req); check("shmemx_sum_reduce_req");
+#endif
+#ifdef SHMEMX_HAVE_COMPLEX
+    expect("shmemx_complexf_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_complexf, s_complexf, 1, &req); check("shmemx_sum_reduce_req");
+#endif
     expect("shmem_team_sync"); (void)shmem_sync(SHMEM_TEAM_WORLD); check("shmem_sync");
     expect("shmem_ctx_signal_add"); shmem_signal_add(SHMEM_CTX_DEFAULT, &sig, 1, me); check("shmem_signal_add");
     expect("shmem_ctx_signal_set"); shmem_signal_set(SHMEM_CTX_DEFAULT, &sig, 1, me); check("shmem_signal_set");

@@ -1,0 +1,131 @@
+/* req_coll.c -- collectives on request handles: broadcast, fcollect and
+ * sum_reduce split between 1, 2 and 4 threads per PE (shmemx_req_split),
+ * in place and not, on WORLD and on a team of the even PEs; the unsplit
+ * forms (collect, alltoall too) from one thread.  argv[1] = elements. */
+#include <pthread.h>
+
+#include <shmemx.h>
+
+#include "harness.h"
+
+static size_t nelems = 1001; /* odd: slices of different sizes */
+static long *src, *dst, *red;
+static int me, npes, nthreads;
+static shmem_team_t team;
+static int round_no;
+
+static void *coll_thread(void *arg)
+{
+    int rank = (int)(intptr_t)arg;
+    shmemx_req_t r = SHMEMX_REQ_NULL;
+    int tn = shmem_team_n_pes(team);
+
+    shmemx_req_split(&r, nthreads, rank);
+    CHECK(shmemx_long_broadcast_req(team, dst, src, nelems, round_no % tn, &r) == 0,
+          "broadcast_req");
+    CHECK(r == SHMEMX_REQ_NULL, "the split mark is used up");
+    shmemx_req_split(&r, nthreads, rank);
+    CHECK(shmemx_long_fcollect_req(team, dst + nelems, src, nelems, &r) == 0, "fcollect_req");
+    shmemx_req_split(&r, nthreads, rank);
+    CHECK(shmemx_long_sum_reduce_req(team, red, src, nelems, &r) == 0, "sum_reduce_req");
+    shmemx_req_split(&r, nthreads, rank);
+    CHECK(shmemx_sum_reduce_req(team, src, src, nelems, &r) == 0, "sum_reduce_req in place");
+    shmemx_req_wait(&r);
+    return NULL;
+}
+
+static long val(int pe, size_t i)
+{
+    return (long)pe * 100000 + (long)i + round_no;
+}
+
+static void run(int threads)
+{
+    pthread_t th[4];
+    int tme = shmem_team_my_pe(team), tn = shmem_team_n_pes(team);
+
+    nthreads = threads;
+    for (size_t i = 0; i < nelems; i++) {
+        src[i] = val(tme, i);
+    }
+    memset(dst, 0, (1 + (size_t)tn) * nelems * sizeof(long));
+    shmem_team_sync(team);
+    for (int t = 0; t < threads; t++) {
+        pthread_create(&th[t], NULL, coll_thread, (void *)(intptr_t)t);
+    }
+    for (int t = 0; t < threads; t++) {
+        pthread_join(th[t], NULL);
+    }
+    int root = round_no % tn;
+    for (size_t i = 0; i < nelems; i++) {
+        long sum = 0;
+        for (int p = 0; p < tn; p++) {
+            sum += val(p, i);
+            CHECK(dst[nelems + (size_t)p * nelems + i] == val(p, i),
+                  "%d threads: fcollect block %d element %zu", threads, p, i);
+        }
+        CHECK(dst[i] == val(root, i), "%d threads: broadcast element %zu", threads, i);
+        CHECK(red[i] == sum, "%d threads: sum element %zu: %ld, want %ld", threads, i, red[i],
+              sum);
+        CHECK(src[i] == sum, "%d threads: in-place sum element %zu", threads, i);
+    }
+    shmem_team_sync(team);
+    round_no++;
+}
+
+int main(int argc, char **argv)
+{
+    int provided;
+
+    if (argc > 1) {
+        nelems = (size_t)atol(argv[1]);
+    }
+    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    if (provided != SHMEM_THREAD_MULTIPLE) {
+        shmem_finalize();
+        return 77;
+    }
+    me = shmem_my_pe();
+    npes = shmem_n_pes();
+    src = shmem_malloc(nelems * sizeof(long));
+    red = shmem_malloc(nelems * sizeof(long));
+    dst = shmem_malloc((1 + (size_t)npes) * nelems * sizeof(long));
+    shmem_team_t evens = SHMEM_TEAM_INVALID;
+    shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &evens);
+    shmem_team_t teams[2] = {SHMEM_TEAM_WORLD, evens};
+    for (int k = 0; k < 2; k++) {
+        team = teams[k];
+        if (team == SHMEM_TEAM_INVALID) {
+            continue;
+        }
+        for (int threads = 1; threads <= 4; threads *= 2) {
+            run(threads);
+        }
+    }
+    /* unsplit: plain collectives that complete at once, the handle untouched */
+    shmemx_req_t r = SHMEMX_REQ_NULL;
+    static long one[4], all[4 * 64], a2a_src[64], a2a_dst[64];
+    if (npes <= 64) {
+        one[0] = me;
+        for (int p = 0; p < npes; p++) {
+            a2a_src[p] = me * 1000 + p;
+        }
+        shmem_barrier_all();
+        CHECK(shmemx_long_collect_req(SHMEM_TEAM_WORLD, all, one, 1, &r) == 0, "collect_req");
+        CHECK(shmemx_long_alltoall_req(SHMEM_TEAM_WORLD, a2a_dst, a2a_src, 1, &r) == 0,
+              "alltoall_req");
+        CHECK(r == SHMEMX_REQ_NULL, "unsplit collectives leave the handle NULL");
+        shmemx_req_wait(&r);
+        for (int p = 0; p < npes; p++) {
+            CHECK(all[p] == p, "collect_req element %d", p);
+            CHECK(a2a_dst[p] == p * 1000 + me, "alltoall_req element %d", p);
+        }
+    }
+    if (evens != SHMEM_TEAM_INVALID) {
+        shmem_team_destroy(evens);
+    }
+    shmem_free(dst);
+    shmem_free(red);
+    shmem_free(src);
+    return test_pass("collectives on request handles, split between threads");
+}
