@@ -21,6 +21,7 @@ import sys
 
 import app_kernels
 import footprint
+import req_report
 import versus_mpi
 
 NOISY_RATIO = 1.5          # max/min over repetitions above this: the figure is flagged noisy
@@ -637,6 +638,7 @@ def make_plots(run, outdir, pls):
     made += versus_mpi.plots(run, pls, outdir, plt, finish)
     made += app_kernels.plots(run, outdir, plt)
     made += footprint.plots(run, outdir, plt)
+    made += req_report.plots(run, outdir, plt)
     return made, None
 
 
@@ -742,6 +744,7 @@ def write_report(run, rows, pls, plots, plot_err, path):
         L.extend(versus_mpi.markdown(run, pls, plots))
     L.extend(app_kernels.markdown(run, plots))
     L.extend(footprint.markdown(run, plots))
+    L.extend(req_report.markdown(run, plots))
     L.append("## Measurement faults")
     L.append("")
     fl = faults(rows) + versus_mpi.fault_lines(pls)
@@ -763,7 +766,7 @@ def write_report(run, rows, pls, plots, plot_err, path):
     if plot_err:
         L.append("No plots: " + plot_err + ".")
     for p in plots:
-        if p.startswith(("vs_mpi_", "app_")) or p == "footprint.png":
+        if p.startswith(("vs_mpi_", "app_", "req_")) or p == "footprint.png":
             continue               # shown in their section
         L.append("![%s](%s)" % (p, p))
         L.append("")
@@ -784,6 +787,7 @@ def summary_json(run, rows, pls, path):
         "vs_mpi": versus_mpi.summary(run, pls),
         "apps": app_kernels.summary(run),
         "footprint": footprint.summary(run),
+        "requests": req_report.summary(run),
         "events": run.events}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1, default=str)
@@ -812,7 +816,7 @@ def main(argv=None):
             print()
             print(text_table(coll, run.shimmer, run.peer))
         for sec in (versus_mpi.text_summary(run, pls), app_kernels.text_summary(run),
-                    footprint.text_summary(run)):
+                    footprint.text_summary(run), req_report.text_summary(run)):
             if sec:
                 print()
                 print("\n".join(sec))

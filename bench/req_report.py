@@ -1,0 +1,186 @@
+"""req_report.py -- the "Merged requests" section of the report (issue 12,
+part 3): bench/req.c's figures on one node (job `req`) and across two
+namespace hosts (`hosts_req`), the default path beside merged handles, with
+the issue's targets.  Used by report.py like app_kernels and footprint."""
+import statistics
+
+JOBS = (("req", "one node, 2 PEs"), ("hosts_req", "two namespace hosts, 1 PE each (UCX over TCP)"))
+
+
+def _series(run, job, **key):
+    """[(row key, median of each metric)] of the shimmer rows of `job` matching key."""
+    out = []
+    for (impl, j, _), s in run.series.items():
+        if impl != run.shimmer or j != job:
+            continue
+        if all(s["key"].get(k) == v for k, v in key.items()):
+            out.append((s["key"], {m: statistics.median(v) for m, v in s["metrics"].items() if v}))
+    return out
+
+
+def _one(run, job, metric, **key):
+    hits = _series(run, job, **key)
+    return hits[0][1].get(metric) if len(hits) == 1 else None
+
+
+def _fmt(v, unit=""):
+    if v is None:
+        return "—"
+    if unit == "msg/s":
+        return "%.2f M" % (v / 1e6)
+    if unit == "%":
+        return "%.0f %%" % v
+    return "%.3g%s" % (v, (" " + unit) if unit else "")
+
+
+def _verdict(ok):
+    return "—" if ok is None else "met" if ok else "MISSED"
+
+
+def targets(run, job):
+    """[(figure, value, target, verdict)] of one placement (no verdicts in a smoke run)."""
+    rows = _targets(run, job)
+    return [r[:3] + ("—",) for r in rows] if run.quick else rows
+
+
+def _targets(run, job):
+    rows = []
+    across = job == "hosts_req"
+    rate = lambda mode, t, w: _one(run, job, "messages_per_s", op="rate", mode=mode, threads=t, window=w)
+    windows = sorted({k["window"] for k, _ in _series(run, job, op="rate")})
+    if across:
+        w = 512 if 512 in windows else (windows[-1] if windows else None)
+        d, m = rate("default", 1, w), rate("merged", 1, w)
+        ratio = m / d if d and m else None
+        rows.append(("rate 8 B, 1 thread, window %s: merged / default" % w, _fmt(ratio, "x"),
+                     ">= 2.2x", _verdict(ratio >= 2.2 if ratio else None)))
+        lat_m = _one(run, job, "time_us", op="lat", mode="merged")
+        lat_d = _one(run, job, "time_us", op="lat", mode="put+quiet")
+        ratio = lat_m / lat_d if lat_m and lat_d else None
+        rows.append(("latency 8 B: handle / put+quiet", "%s (%s vs %s us)" % (_fmt(ratio, "x"),
+                     _fmt(lat_m), _fmt(lat_d)), "<= 0.4x", _verdict(ratio <= 0.4 if ratio else None)))
+        ov = [v.get("overlap_pct") for k, v in _series(run, job, op="overlap", mode="merged")]
+        ov = [x for x in ov if x is not None]
+        best = max(ov) if ov else None
+        rows.append(("overlap, merged (best size)", _fmt(best, "%"), ">= 95 %",
+                     _verdict(best >= 95 if best is not None else None)))
+    else:
+        worse = []
+        for t in (1, 2, 4):
+            for w in windows:
+                d, m = rate("default", t, w), rate("merged", t, w)
+                if d and m and m < d:
+                    worse.append("%d thr w%d: %.2f" % (t, w, m / d))
+        n = sum(1 for t in (1, 2, 4) for w in windows if rate("default", t, w))
+        rows.append(("rate: merged >= default at every point (%d points)" % n,
+                     "%d below: %s" % (len(worse), ", ".join(worse[:6])) if worse else "all",
+                     "every point", _verdict(not worse if n else None)))
+        agg = max([rate("merged", 2, w) or 0 for w in windows] or [0]) or None
+        rows.append(("aggregate rate, 2 threads merged (best window)", _fmt(agg, "msg/s"),
+                     ">= 100 M msg/s", _verdict(agg >= 100e6 if agg else None)))
+    return rows
+
+
+def markdown(run, plot_files):
+    if not any(run.ran(j) and _series(run, j) for j, _ in JOBS):
+        return []
+    L = ["## Merged requests (issue 12)", "",
+         "bench/req.c: 8 B puts from PE 0 to PE 1 in windows, T threads with private contexts; "
+         "*default* = `ctx_putmem_nbi` + `ctx_quiet` per window, *merged* = `ctx_putmem_req` into "
+         "one handle per window + `shmemx_req_wait`. Bandwidth: window 64, both directions. "
+         "Overlap: a compute loop as long as the window's communication between issue and "
+         "completion, 100 x (1 - (t_total - t_compute) / t_comm). Latency: one 8 B put and its "
+         "completion. Collectives: 1 MiB, T threads of each PE on split handles vs the standard "
+         "call. Medians over the repetitions.", ""]
+    for job, where in JOBS:
+        if not _series(run, job):
+            continue
+        L += ["### %s" % where, "", "| figure | value | target | verdict |", "|---|---|---|---|"]
+        L += ["| %s | %s | %s | %s |" % r for r in targets(run, job)]
+        L += ["", "| op | mode | threads | window/size | msg/s | MB/s | time us | overlap |",
+              "|---|---|---|---|---|---|---|---|"]
+        for k, v in sorted(_series(run, job), key=lambda kv: (kv[0].get("op", ""), kv[0].get("threads", 0),
+                                                               kv[0].get("window", 0), kv[0].get("size", 0),
+                                                               kv[0].get("mode", ""))):
+            op = k.get("op", "")
+            ws = k.get("window") if op == "rate" else k.get("size")
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                op, k.get("mode", ""), k.get("threads", ""), ws,
+                _fmt(v.get("messages_per_s"), "msg/s") if v.get("messages_per_s") else "",
+                _fmt(v.get("MBps")) if v.get("MBps") else "", _fmt(v.get("time_us")) if v.get("time_us") else "",
+                _fmt(v.get("overlap_pct"), "%") if op == "overlap" else ""))
+        L.append("")
+        for p in plot_files:
+            if p.startswith("req_%s" % job):
+                L += ["![%s](%s)" % (p, p), ""]
+    return L
+
+
+def text_summary(run):
+    out = []
+    for job, where in JOBS:
+        if _series(run, job):
+            out.append("merged requests, %s:" % where)
+            out += ["  %-58s %-28s %-16s %s" % r for r in targets(run, job)]
+    return out
+
+
+def plots(run, outdir, plt):
+    import os
+    made = []
+    for job, where in JOBS:
+        rows = _series(run, job, op="rate")
+        if not rows:
+            continue
+        fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
+        ax = axes[0]
+        for t, color in ((1, "C0"), (2, "C1"), (4, "C2")):
+            for mode, ls in (("default", "--"), ("merged", "-")):
+                pts = sorted((k["window"], v.get("messages_per_s", 0) / 1e6) for k, v in rows
+                             if k.get("threads") == t and k.get("mode") == mode)
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], ls, color=color, marker="o",
+                            label="%d thr %s" % (t, mode))
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("window (puts of 8 B)")
+        ax.set_ylabel("M messages/s")
+        ax.set_title("message rate")
+        ax.legend(fontsize=7)
+        ax = axes[1]
+        for op, color in (("bw_put", "C0"), ("bw_get", "C3")):
+            for mode, ls in (("default", "--"), ("merged", "-")):
+                pts = sorted((k["size"], v.get("MBps", 0)) for k, v in _series(run, job, op=op, mode=mode))
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], ls, color=color, marker=".",
+                            label="%s %s" % (op[3:], mode))
+        ax.set_xscale("log", base=2)
+        ax.set_yscale("log")
+        ax.set_xlabel("bytes")
+        ax.set_ylabel("MB/s")
+        ax.set_title("bandwidth, window 64")
+        ax.legend(fontsize=7)
+        ax = axes[2]
+        for op, color in (("bcast", "C0"), ("fcollect", "C1"), ("reduce", "C2")):
+            pts = sorted((k["threads"], v.get("time_us", 0)) for k, v in _series(run, job, op=op, mode="split"))
+            single = _one(run, job, "time_us", op=op, mode="single")
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], "-", color=color, marker="o",
+                        label="%s split" % op)
+            if single:
+                ax.axhline(single, color=color, ls=":", label="%s single" % op)
+        ax.set_xlabel("threads per PE")
+        ax.set_ylabel("us per 1 MiB collective")
+        ax.set_title("multithreaded collectives")
+        ax.legend(fontsize=7)
+        fig.suptitle("merged requests: %s" % where)
+        fig.tight_layout()
+        name = "req_%s.png" % job
+        fig.savefig(os.path.join(outdir, name), dpi=90)
+        plt.close(fig)
+        made.append(name)
+    return made
+
+
+def summary(run):
+    return {job: [{"figure": r[0], "value": r[1], "target": r[2], "verdict": r[3]} for r in targets(run, job)]
+            for job, _ in JOBS if _series(run, job)}
