@@ -30,6 +30,35 @@ static shr_req_t *pool_head, *pool_tail;
 static size_t pool_n;
 static __thread shr_req_t *cache;
 static __thread int cache_n;
+static shr_req_t **chunks;   /* every chunk ever allocated (pooled, never freed) */
+static size_t n_chunks;
+static pthread_key_t exit_key; /* a thread that cached parts gives them back at exit */
+static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
+
+static void cache_return(void *unused)
+{
+    (void)unused;
+    pthread_mutex_lock(&pool_lock);
+    while (cache != NULL) {
+        shr_req_t *p = cache;
+        cache = p->next;
+        p->next = NULL;
+        if (pool_tail != NULL) {
+            pool_tail->next = p;
+        } else {
+            pool_head = p;
+        }
+        pool_tail = p;
+        pool_n++;
+    }
+    cache_n = 0;
+    pthread_mutex_unlock(&pool_lock);
+}
+
+static void exit_key_create(void)
+{
+    (void)pthread_key_create(&exit_key, cache_return);
+}
 
 static void part_reset(shr_req_t *p)
 {
@@ -66,9 +95,19 @@ static shr_req_t *part_alloc(void)
     pthread_mutex_unlock(&pool_lock);
     if (p == NULL) {
         shr_req_t *chunk = calloc(CHUNK, sizeof(*chunk));
+        shr_req_t **more;
         if (chunk == NULL) {
             shr_fatal(1, "out of memory for request handles");
         }
+        pthread_mutex_lock(&pool_lock);
+        more = realloc(chunks, (n_chunks + 1) * sizeof(*chunks));
+        if (more != NULL) {
+            chunks = more;
+            chunks[n_chunks++] = chunk;
+        }
+        pthread_mutex_unlock(&pool_lock);
+        pthread_once(&exit_once, exit_key_create);
+        (void)pthread_setspecific(exit_key, chunk); /* non-NULL: run cache_return at exit */
         for (int i = 0; i < CHUNK; i++) {
             chunk[i].pes = chunk[i].pe_inline;
             chunk[i].cap = (int)(sizeof(chunk[i].pe_inline) / sizeof(int));
