@@ -4,6 +4,11 @@ runner.py takes its jobs from jobs() (the "apps" set, also in --full);
 report.py calls markdown(), plots(), text_summary() and summary() for the
 report's "Applications" section.
 
+Beside the timed runs, one untimed run per kernel under Shimmer's built-in
+profile (SHIMMER_PROFILE=1, 4 PEs on one node, docs/profile.md) splits the
+kernel's time by routine family; read_profile() is the one parser of that
+table.
+
 Each kernel prints the time of its own timed region (barrier-bounded, data
 generation and checks excluded) and writes it with -o; a job is one kernel
 at one placement.  Target (issue 13): Shimmer at least 1.5x faster than the
@@ -37,15 +42,109 @@ SETS = ("full", "apps")
 QUICK_ARGS = ["tiny"]
 
 
+# The profile split: PEs of its one-node run, and the columns it shows:
+# label, the profile families (src/core/prof.def) summed into it.  "other"
+# is every other family; "outside" is the wall time in none (the program's
+# own computation, data generation and self-check).
+PROFILE_PES = 4
+SPLIT = [("put", ("put",)), ("get", ("get",)), ("amo", ("amo",)), ("barrier", ("barrier",)),
+         ("reduction", ("reduce",)), ("wait", ("wait",)), ("init", ("init",))]
+
+
 def job_id(kernel, pid):
     return "app_%s_%s" % (kernel, pid)
 
 
+def profile_job_id(kernel):
+    return "appprof_%s" % kernel
+
+
 def jobs(job):
-    """The apps set's jobs, made with the runner's job()."""
+    """The apps set's jobs, made with the runner's job(): every kernel at
+    every placement, then its profiled run (Shimmer only)."""
     return [job(job_id(k, pid), k, node if hosts == 1 else across, n=n, sets=SETS, kind="app",
                 hosts=hosts, quick_args=QUICK_ARGS)
-            for k, node, across in KERNELS for pid, _, n, hosts in PLACEMENTS]
+            for k, node, across in KERNELS for pid, _, n, hosts in PLACEMENTS] + \
+        [job(profile_job_id(k), k, node, n=PROFILE_PES, sets=SETS, kind="app", roles=("shimmer",),
+             quick_args=QUICK_ARGS, profile=True) for k, node, _ in KERNELS]
+
+
+def read_profile(path):
+    """The aggregated table of SHIMMER_PROFILE=1 (docs/profile.md), or None:
+    {"pes": n, "wall_s": mean wall time, "families": {family: {"calls": mean,
+    "time_s": mean, "time_max_s": max, "bytes": mean}}}."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return None
+    if not lines or not lines[0].startswith("shimmer profile:"):
+        return None
+    head = lines[0].split()
+    out = {"pes": int(head[2]), "wall_s": float(head[4]), "families": {}}
+    for line in lines[2:]:
+        if line.startswith("shimmer profile per PE:"):
+            break
+        f = line.split()
+        if len(f) != 11:
+            continue
+        out["families"][f[0]] = {"calls": float(f[2]), "time_s": float(f[5]),
+                                 "time_max_s": float(f[6]), "bytes": float(f[9])}
+    return out
+
+
+class Split:
+    """One kernel's profiled run: % of the wall time (init to finalize, mean
+    over the PEs) in each column of SPLIT, in "other" and outside the library."""
+
+    def __init__(self, run, kernel):
+        self.kernel = kernel
+        self.prof = read_profile(os.path.join(run.root, "raw", run.shimmer or "-",
+                                              profile_job_id(kernel) + ".prof"))
+        self.timed = run.stat(run.shimmer, profile_job_id(kernel), "time_s") if run.shimmer else None
+        self.pct, self.others = {}, []
+        if not self.prof or self.prof["wall_s"] <= 0:
+            return
+        wall = self.prof["wall_s"]
+        fam = self.prof["families"]
+        named = set()
+        for label, families in SPLIT:
+            self.pct[label] = 100.0 * sum(fam[f]["time_s"] for f in families if f in fam) / wall
+            named.update(families)
+        rest = {f: r["time_s"] for f, r in fam.items() if f not in named}
+        self.pct["other"] = 100.0 * sum(rest.values()) / wall
+        self.pct["outside"] = 100.0 - sum(self.pct.values())
+        # the largest families in "other", for the reader
+        self.others = [(f, 100.0 * t / wall) for f, t in sorted(rest.items(), key=lambda kv: -kv[1])
+                       if 100.0 * t / wall >= 0.5][:3]
+
+
+def splits(run):
+    return [s for s in (Split(run, k) for k, _, _ in KERNELS) if s.prof]
+
+
+def split_markdown(run):
+    ss = splits(run)
+    if not ss:
+        return []
+    cols = [label for label, _ in SPLIT] + ["other", "outside"]
+    L = ["### Where Shimmer's time goes", "",
+         "One untimed run per kernel under the built-in profile (`SHIMMER_PROFILE=1`, docs/profile.md), "
+         "%d PEs on one node, the same arguments as the timed runs: the share of each PE's wall time, "
+         "from the start of `shmem_init` to the end of `shmem_finalize` (mean over the PEs), spent in "
+         "each family of routines. reduction: `reduce`; other: every other family (the largest named); "
+         "outside: in no OpenSHMEM routine (the kernel's own computation, data generation and "
+         "self-check). Time in barrier, wait and the collectives includes waiting for slower PEs. "
+         "Timed region: the kernel's own timed region in this run, as a share of the wall time." % PROFILE_PES,
+         "", "| kernel | wall (s) | timed region | " + " | ".join(cols) + " | largest in other |",
+         "|---|---:|---:|" + "---:|" * len(cols) + "---|"]
+    for s in ss:
+        timed = "%.0f %%" % (100.0 * s.timed.median / s.prof["wall_s"]) if s.timed else "—"
+        L.append("| %s | %s | %s | %s | %s |" % (
+            s.kernel, fmt(s.prof["wall_s"]), timed,
+            " | ".join("%.1f %%" % s.pct[c] for c in cols),
+            ", ".join("%s %.1f %%" % o for o in s.others) or "—"))
+    return L + [""]
 
 
 class Result:
@@ -102,7 +201,8 @@ def stat_cell(st, why=None, spread=True):
 def markdown(run, plot_files):
     rs = results(run)
     if not rs:
-        return []
+        split = split_markdown(run)
+        return ["## Applications (apps/)", ""] + split if split else []
     L = ["## Applications (apps/)", ""]
     if run.quick:
         L += ["quick (smoke run): tiny problems, no verdicts.", ""]
@@ -132,6 +232,7 @@ def markdown(run, plot_files):
             fmt(r.target), r.verdict))
     judged = [r for r in rs if r.verdict.startswith(("met", "MISSED"))]
     L += ["", "Met: %d of %d judged." % (sum(r.verdict.startswith("met") for r in judged), len(judged)), ""]
+    L += split_markdown(run)
     for name in plot_files:
         if name.startswith("app_"):
             L += ["![%s](%s)" % (name, name), ""]
@@ -148,6 +249,12 @@ def text_summary(run):
             r.kernel, r.label, fmt(r.shim.median) if r.shim else (r.shim_why or "—"),
             fmt(r.peer.median) if r.peer else (r.peer_why or "—"),
             fmt(r.speedup) + "x" if r.speedup else "—", fmt(r.target), r.verdict))
+    ss = splits(run)
+    if ss:
+        out.append("where Shimmer's time goes (SHIMMER_PROFILE, %d PEs, %% of the wall time)" % PROFILE_PES)
+        for s in ss:
+            out.append("  %-10s " % s.kernel + "  ".join(
+                "%s %.0f%%" % (c, p) for c, p in sorted(s.pct.items(), key=lambda kv: -kv[1]) if p >= 0.5))
     return out
 
 
@@ -201,3 +308,9 @@ def summary(run):
              "peer_s": st(r.peer), "speedup": r.speedup, "shimmer_rate": st(r.shim_rate),
              "peer_rate": st(r.peer_rate), "rate_unit": r.unit, "target": r.target, "verdict": r.verdict}
             for r in results(run)]
+
+
+def profile_summary(run):
+    return [{"kernel": s.kernel, "pes": s.prof["pes"], "wall_s": s.prof["wall_s"],
+             "timed_s": s.timed.median if s.timed else None, "percent": s.pct,
+             "families": s.prof["families"]} for s in splits(run)]

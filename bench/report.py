@@ -786,6 +786,7 @@ def summary_json(run, rows, pls, path):
         {k: (st(v) if isinstance(v, Stat) else v) for k, v in r.items()} for r in rows],
         "vs_mpi": versus_mpi.summary(run, pls),
         "apps": app_kernels.summary(run),
+        "apps_profile": app_kernels.profile_summary(run),
         "footprint": footprint.summary(run),
         "requests": req_report.summary(run),
         "events": run.events}

@@ -82,18 +82,20 @@ VS_MPI = HEADLINE + ("mpi",)          # the headline's jobs that "Shimmer vs MPI
 
 
 def job(jid, prog, args=(), n=2, sets=HEADLINE, kind="shmem", full_args=None,
-        roles=("shimmer", "peer"), hosts=1, quick_args=None, env=None, timeout=None):
+        roles=("shimmer", "peer"), hosts=1, quick_args=None, env=None, timeout=None, profile=False):
     """kind: shmem (built with each oshcc), app (apps/, with each oshcc), mpi
     (mpicc), limit (cc), startup; roles: which implementations run it; hosts:
     1, or 2 namespace hosts (n PEs spread evenly); quick_args: --quick's
     arguments instead of args + --quick; env: added to the launch's
-    environment; timeout: seconds a launch may take at least."""
+    environment; timeout: seconds a launch may take at least; profile: an
+    untimed run under Shimmer's SHIMMER_PROFILE=1, in the first repetition
+    only, its table kept as raw/<impl>/<job>.prof (one node only)."""
     if kind == "mpi":
         roles = ("mpi",)
     return {"id": jid, "prog": prog, "args": list(args), "n": n, "sets": sets, "kind": kind,
             "full_args": list(full_args) if full_args is not None else None,
             "roles": roles, "hosts": hosts, "quick_args": quick_args, "env": env or {},
-            "timeout": timeout}
+            "timeout": timeout, "profile": profile}
 
 
 def across_hosts(jid, prog, kind="shmem"):
@@ -377,9 +379,12 @@ def run_job(impl, j, binary, rep, rawdir, timeout, set_name, max_resumes=8):
     final = os.path.join(rawdir, "%s.r%d.jsonl" % (j["id"], rep))
     timeout = max(timeout, j.get("timeout") or 0)
     env = dict(os.environ, **j["env"]) if j.get("env") else None
+    if j.get("profile"):
+        env = dict(env or os.environ, SHIMMER_PROFILE="1",
+                   SHIMMER_PROFILE_FILE=os.path.join(rawdir, j["id"] + ".prof"))
     if j["kind"] == "app":
         max_resumes = 0        # one figure per launch: nothing to resume after
-    if j.get("env") and j.get("hosts", 1) > 1:
+    if (j.get("env") or j.get("profile")) and j.get("hosts", 1) > 1:
         raise ValueError("job %s: env across hosts needs -x in the launch" % j["id"])
     args = j["full_args"] if (set_name == "full" and j["full_args"] is not None) else j["args"]
     skip, part, crashed = 0, 0, False
@@ -649,6 +654,8 @@ def main(argv=None):
     for rep in range(reps):
         order = active if rep % 2 == 0 else list(reversed(active))   # alternate who goes first
         for j in jobs:
+            if j.get("profile") and rep > 0:
+                continue               # untimed: one profile is enough
             if j["kind"] == "limit":
                 runners = [{"name": "limit", "run": ""}] if j["prog"] in limits else []
             elif j["hosts"] > 1 and not hosts["available"]:

@@ -132,6 +132,44 @@ class AppsSections(unittest.TestCase):
         self.assertEqual(s["apps"][0]["verdict"], "met")
         self.assertIn("shimmer", s["footprint"])
 
+    def test_profile_split(self):
+        # the table SHIMMER_PROFILE=1 writes (src/core/prof.c), 10 s of wall time
+        table = [
+            "shimmer profile: 4 PEs, 10.000000 s from init to finalize (mean over PEs); per PE, "
+            "min / mean / max over the PEs",
+            "family      calls.min   calls.mean  calls.max   time.min_s time.mean_s  time.max_s  %wall"
+            "       bytes.min       bytes.mean      bytes.max",
+            "init                1          1.0          1     0.100000    0.500000    0.900000   5.0%"
+            "               0              0.0              0",
+            "put               100        100.0        100     1.000000    2.000000    3.000000  20.0%"
+            "            800            800.0            800",
+            "barrier             5          5.0          5     2.000000    3.000000    4.000000  30.0%"
+            "               0              0.0              0",
+            "alltoall            2          2.0          2     0.900000    1.000000    1.100000  10.0%"
+            "              64             64.0             64",
+            "finalize            1          1.0          1     0.010000    0.020000    0.030000   0.2%"
+            "               0              0.0              0",
+        ]
+        d = os.path.join(self.dir, "raw", "shimmer")
+        os.makedirs(d)
+        with open(os.path.join(d, app_kernels.profile_job_id("isx") + ".prof"), "w") as f:
+            f.write("\n".join(table) + "\n")
+        self.plant("shimmer", app_kernels.profile_job_id("isx"), [app_records("isx", 4, 5.0, 1)])
+        run = report.Run(self.dir)
+        (s,) = app_kernels.splits(run)
+        self.assertEqual(s.prof["pes"], 4)
+        self.assertAlmostEqual(s.pct["put"], 20.0)
+        self.assertAlmostEqual(s.pct["barrier"], 30.0)
+        self.assertAlmostEqual(s.pct["init"], 5.0)
+        self.assertAlmostEqual(s.pct["other"], 10.2)          # alltoall + finalize
+        self.assertAlmostEqual(s.pct["outside"], 34.8)
+        self.assertEqual(s.pct["get"], 0.0)
+        md = "\n".join(app_kernels.markdown(run, []))
+        self.assertIn("| isx | 10.0 | 50 % | 20.0 % | 0.0 % | 0.0 % | 30.0 % |", md)
+        self.assertIn("alltoall 10.0 %", md)
+        # the profiled run is not a timed figure
+        self.assertEqual(app_kernels.results(run), [])
+
     def test_runner_jobs(self):
         ids = {j["id"]: j for j in runner.JOBS}
         j = ids["app_heat2d_h2x2"]
@@ -142,6 +180,8 @@ class AppsSections(unittest.TestCase):
         cmd = runner.launch_prefix(dict(peer, asroot=""), j, 100)
         self.assertIn("2x2", cmd)
         self.assertTrue(runner.program_path("/b", j).endswith("/b/apps/heat2d"))
+        p = ids[app_kernels.profile_job_id("gups")]
+        self.assertEqual((p["n"], p["hosts"], p["roles"], p["profile"]), (4, 1, ("shimmer",), True))
 
 
 if __name__ == "__main__":
