@@ -115,3 +115,69 @@ size_t shr_api_set_gated(const char *fn, shr_wait_kind_t kind, void *ivars, size
                       kind, ivars, nelems, indices, status, cmp, values, vector_elem != 0, dt));
     return ret;
 }
+
+/* ---- request handles: counted in the families of their blocking forms ---- */
+void shr_api_put_req_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                           size_t len, int pe, shmemx_req_t *req)
+{
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
+    SHR_API_GATED(SHR_PROF_PUT, len,
+                  (shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe),
+                   shr_check_local(fn, "req", req, 1)),
+                  shr_req_put(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), req));
+}
+
+void shr_api_get_req_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                           size_t len, int pe, shmemx_req_t *req)
+{
+    SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", len, src, pe);
+    SHR_API_GATED(SHR_PROF_GET, len,
+                  (shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe),
+                   shr_check_local(fn, "req", req, 1)),
+                  shr_req_get(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), req));
+}
+
+void shr_api_istrided_req_gated(const char *fn, shr_ctx_t *ctx, bool put, void *dest,
+                                const void *src, ptrdiff_t dst, ptrdiff_t sst, size_t nelems,
+                                size_t elem, int pe, shmemx_req_t *req)
+{
+    if (put) {
+        SHR_API_GATED(SHR_PROF_PUT, nelems * elem,
+                      (shr_check_strided(fn, ctx, "dest", dest, dst, "source", src, sst, 1,
+                                         nelems, elem, pe),
+                       shr_check_local(fn, "req", req, 1)),
+                      shr_req_iput(fn, ctx, dest, src, dst, sst, 1, nelems, elem,
+                                   shr_api_world_pe(fn, ctx, pe), req));
+    } else {
+        SHR_API_GATED(SHR_PROF_GET, nelems * elem,
+                      (shr_check_strided(fn, ctx, "source", src, sst, "dest", dest, dst, 1,
+                                         nelems, elem, pe),
+                       shr_check_local(fn, "req", req, 1)),
+                      shr_req_iget(fn, ctx, dest, src, dst, sst, 1, nelems, elem,
+                                   shr_api_world_pe(fn, ctx, pe), req));
+    }
+}
+
+void shr_api_amo_req_gated(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fetch,
+                           void *dest, uint64_t value, uint64_t cond, size_t size, int pe,
+                           shmemx_req_t *req)
+{
+    SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
+    SHR_API_GATED(SHR_PROF_AMO, size,
+                  (shr_check_amo(fn, ctx, dest, size, pe), shr_check_local(fn, "req", req, 1),
+                   fetch != NULL ? shr_check_local(fn, "fetch", fetch, size) : (void)0),
+                  shr_req_amo(fn, ctx, op, fetch, dest, value, cond, size,
+                              shr_api_world_pe(fn, ctx, pe), req));
+}
+
+void shr_api_put_signal_req_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                  size_t len, uint64_t *sig_addr, uint64_t signal, int sig_op,
+                                  int pe, shmemx_req_t *req)
+{
+    SHR_API_GATED(SHR_PROF_SIGNAL, len,
+                  (shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe),
+                   shr_check_signal(fn, ctx, sig_addr, sig_op, pe),
+                   shr_check_local(fn, "req", req, 1)),
+                  shr_req_put_signal(fn, ctx, dest, src, len, sig_addr, signal, sig_op,
+                                     shr_api_world_pe(fn, ctx, pe), req));
+}

@@ -106,6 +106,21 @@ SHR_COLD void shr_api_wait_until_gated(const char *fn, void *ivar, int cmp, cons
                                        shr_dtype_t dt);
 SHR_COLD int shr_api_test_gated(const char *fn, void *ivar, int cmp, const void *value,
                                 shr_dtype_t dt);
+/* the _req operations; istrided: iput_req (put) or iget_req */
+SHR_COLD void shr_api_put_req_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                    size_t len, int pe, shmemx_req_t *req);
+SHR_COLD void shr_api_get_req_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                    size_t len, int pe, shmemx_req_t *req);
+SHR_COLD void shr_api_istrided_req_gated(const char *fn, shr_ctx_t *ctx, bool put, void *dest,
+                                         const void *src, ptrdiff_t dst, ptrdiff_t sst,
+                                         size_t nelems, size_t elem, int pe, shmemx_req_t *req);
+SHR_COLD void shr_api_amo_req_gated(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fetch,
+                                    void *dest, uint64_t value, uint64_t cond, size_t size,
+                                    int pe, shmemx_req_t *req);
+SHR_COLD void shr_api_put_signal_req_gated(const char *fn, shr_ctx_t *ctx, void *dest,
+                                           const void *src, size_t len, uint64_t *sig_addr,
+                                           uint64_t signal, int sig_op, int pe,
+                                           shmemx_req_t *req);
 /* wait_until_{all,any,some}[_vector] (test false) and their test forms */
 SHR_COLD size_t shr_api_set_gated(const char *fn, shr_wait_kind_t kind, void *ivars,
                                   size_t nelems, size_t *indices, const int *status, int cmp,
@@ -255,13 +270,16 @@ static SHR_ALWAYS_INLINE void shr_api_amo_nbi(const char *fn, shr_ctx_t *ctx, sh
     shr_amo_nbi(fn, ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(fn, ctx, pe));
 }
 
-/* ---- request handles (shmemx.h): the same checks, then core/req_inline.h ---- */
+/* ---- request handles (shmemx.h): the gate as above, then core/req_inline.h ----
+ * Profiled in the families of their blocking forms (put, get, amo, signal). */
 static SHR_ALWAYS_INLINE void shr_api_put_req(const char *fn, shr_ctx_t *ctx, void *dest,
                                               const void *src, size_t len, int pe,
                                               shmemx_req_t *req)
 {
-    SHR_API_CHECK((shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe),
-                   shr_check_local(fn, "req", req, 1)));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_put_req_gated(fn, ctx, dest, src, len, pe, req);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
     shr_req_put(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), req);
 }
@@ -270,8 +288,10 @@ static SHR_ALWAYS_INLINE void shr_api_get_req(const char *fn, shr_ctx_t *ctx, vo
                                               const void *src, size_t len, int pe,
                                               shmemx_req_t *req)
 {
-    SHR_API_CHECK((shr_check_rma(fn, ctx, "source", src, "dest", dest, len, pe),
-                   shr_check_local(fn, "req", req, 1)));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_get_req_gated(fn, ctx, dest, src, len, pe, req);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", len, src, pe);
     shr_req_get(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), req);
 }
@@ -281,9 +301,10 @@ static SHR_ALWAYS_INLINE void shr_api_iput_req(const char *fn, shr_ctx_t *ctx, v
                                                size_t nelems, size_t elem, int pe,
                                                shmemx_req_t *req)
 {
-    SHR_API_CHECK((shr_check_strided(fn, ctx, "dest", dest, dst, "source", src, sst, 1, nelems,
-                                     elem, pe),
-                   shr_check_local(fn, "req", req, 1)));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_istrided_req_gated(fn, ctx, true, dest, src, dst, sst, nelems, elem, pe, req);
+        return;
+    }
     shr_req_iput(fn, ctx, dest, src, dst, sst, 1, nelems, elem, shr_api_world_pe(fn, ctx, pe), req);
 }
 
@@ -292,9 +313,10 @@ static SHR_ALWAYS_INLINE void shr_api_iget_req(const char *fn, shr_ctx_t *ctx, v
                                                size_t nelems, size_t elem, int pe,
                                                shmemx_req_t *req)
 {
-    SHR_API_CHECK((shr_check_strided(fn, ctx, "source", src, sst, "dest", dest, dst, 1, nelems,
-                                     elem, pe),
-                   shr_check_local(fn, "req", req, 1)));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_istrided_req_gated(fn, ctx, false, dest, src, dst, sst, nelems, elem, pe, req);
+        return;
+    }
     shr_req_iget(fn, ctx, dest, src, dst, sst, 1, nelems, elem, shr_api_world_pe(fn, ctx, pe), req);
 }
 
@@ -304,8 +326,10 @@ static SHR_ALWAYS_INLINE void shr_api_amo_req(const char *fn, shr_ctx_t *ctx, sh
                                               uint64_t cond, size_t size, int pe,
                                               shmemx_req_t *req)
 {
-    SHR_API_CHECK((shr_check_amo(fn, ctx, dest, size, pe), shr_check_local(fn, "req", req, 1),
-                   fetch != NULL ? shr_check_local(fn, "fetch", fetch, size) : (void)0));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_amo_req_gated(fn, ctx, op, fetch, dest, value, cond, size, pe, req);
+        return;
+    }
     SHR_API_TRACE(SHR_LOG_AMO, fn, "%zu bytes at %p on PE %d", size, dest, pe);
     shr_req_amo(fn, ctx, op, fetch, dest, value, cond, size, shr_api_world_pe(fn, ctx, pe), req);
 }
@@ -315,9 +339,10 @@ static SHR_ALWAYS_INLINE void shr_api_put_signal_req(const char *fn, shr_ctx_t *
                                                      uint64_t *sig_addr, uint64_t signal,
                                                      int sig_op, int pe, shmemx_req_t *req)
 {
-    SHR_API_CHECK((shr_check_rma(fn, ctx, "dest", dest, "source", src, len, pe),
-                   shr_check_signal(fn, ctx, sig_addr, sig_op, pe),
-                   shr_check_local(fn, "req", req, 1)));
+    if (SHR_UNLIKELY(shr_g.check_gate)) {
+        shr_api_put_signal_req_gated(fn, ctx, dest, src, len, sig_addr, signal, sig_op, pe, req);
+        return;
+    }
     shr_req_put_signal(fn, ctx, dest, src, len, sig_addr, signal, sig_op,
                        shr_api_world_pe(fn, ctx, pe), req);
 }

@@ -375,21 +375,23 @@ int shr_api_scan(const char *fn, shr_team_t *team, void *dest, const void *src, 
 int shr_api_broadcast_req(const char *fn, shr_team_t *team, void *dest, const void *src,
                           size_t len, int root, shmemx_req_t *req)
 {
-    int n, rank;
+    int n, rank, ret;
 
     SHR_API_CHECK(shr_check_local(fn, "req", req, 1));
     shr_req_take_split(req, &n, &rank);
     if (n == 1) {
         return shr_api_broadcast(fn, team, dest, src, len, root);
     }
-    SHR_API_CHECK((check_team_call(fn, team), check_bcast(fn, team->n_pes, dest, src, len, root)));
-    return shr_coll_broadcast_mt(fn, team, dest, src, len, root, n, rank);
+    SHR_API_TIMED(SHR_PROF_BROADCAST, len,
+                  (check_team_call(fn, team), check_bcast(fn, team->n_pes, dest, src, len, root)),
+                  ret = shr_coll_broadcast_mt(fn, team, dest, src, len, root, n, rank));
+    return ret;
 }
 
 int shr_api_collect_req(const char *fn, shr_team_t *team, void *dest, const void *src,
                         size_t len, bool fixed, shmemx_req_t *req)
 {
-    int n, rank;
+    int n, rank, ret;
 
     SHR_API_CHECK(shr_check_local(fn, "req", req, 1));
     shr_req_take_split(req, &n, &rank);
@@ -401,9 +403,10 @@ int shr_api_collect_req(const char *fn, shr_team_t *team, void *dest, const void
                        "after the exchange); split fcollect, broadcast or sum_reduce, or call "
                        "collect with a handle that shmemx_req_split did not mark");
     }
-    SHR_API_CHECK((check_team_call(fn, team),
-                   check_collect(fn, team->n_pes, dest, src, len, true)));
-    return shr_coll_fcollect_mt(fn, team, dest, src, len, n, rank);
+    SHR_API_TIMED(SHR_PROF_FCOLLECT, len,
+                  (check_team_call(fn, team), check_collect(fn, team->n_pes, dest, src, len, true)),
+                  ret = shr_coll_fcollect_mt(fn, team, dest, src, len, n, rank));
+    return ret;
 }
 
 int shr_api_alltoall_req(const char *fn, shr_team_t *team, void *dest, const void *src,
@@ -424,14 +427,16 @@ int shr_api_alltoall_req(const char *fn, shr_team_t *team, void *dest, const voi
 int shr_api_reduce_req(const char *fn, shr_team_t *team, void *dest, const void *src,
                        size_t nreduce, shr_dtype_t dt, shr_op_t op, shmemx_req_t *req)
 {
-    int n, rank;
+    int n, rank, ret;
 
     SHR_API_CHECK(shr_check_local(fn, "req", req, 1));
     shr_req_take_split(req, &n, &rank);
     if (n == 1) {
         return shr_api_reduce(fn, team, dest, src, nreduce, dt, op);
     }
-    SHR_API_CHECK((check_team_call(fn, team),
-                   check_reduce(fn, dest, src, nreduce * shr_dtype_size(dt))));
-    return shr_coll_reduce_mt(fn, team, dest, src, nreduce, dt, op, n, rank);
+    SHR_API_TIMED(SHR_PROF_REDUCE, nreduce * shr_dtype_size(dt),
+                  (check_team_call(fn, team),
+                   check_reduce(fn, dest, src, nreduce * shr_dtype_size(dt))),
+                  ret = shr_coll_reduce_mt(fn, team, dest, src, nreduce, dt, op, n, rank));
+    return ret;
 }

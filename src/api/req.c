@@ -1,5 +1,7 @@
 /* req.c -- the routines of request handles (shmemx.h, docs/requests.md);
- * the `_req` operations are generated shims (gen/shims_req.c). */
+ * the `_req` operations are generated shims (gen/shims_req.c).  Completion
+ * (test, wait) is profiled in family `req`; merge and split, which only
+ * rearrange handles, are not timed. */
 #include "api/api_inline.h"
 #include "core/req.h"
 
@@ -19,29 +21,35 @@ SHR_API_ALIAS(shmemx_req_merge)
 
 int pshmemx_req_test(shmemx_req_t *req)
 {
-    SHR_API_CHECK(check_reqs("shmemx_req_test", "req", req, 1));
-    return shr_req_test("shmemx_req_test", req);
+    int ret;
+
+    SHR_API_TIMED(SHR_PROF_REQ, 0, check_reqs("shmemx_req_test", "req", req, 1),
+                  ret = shr_req_test("shmemx_req_test", req));
+    return ret;
 }
 SHR_API_ALIAS(shmemx_req_test)
 
 void pshmemx_req_wait(shmemx_req_t *req)
 {
-    SHR_API_CHECK(check_reqs("shmemx_req_wait", "req", req, 1));
-    shr_req_wait("shmemx_req_wait", req);
+    SHR_API_TIMED(SHR_PROF_REQ, 0, check_reqs("shmemx_req_wait", "req", req, 1),
+                  shr_req_wait("shmemx_req_wait", req));
 }
 SHR_API_ALIAS(shmemx_req_wait)
 
 void pshmemx_req_wait_all(size_t n, shmemx_req_t *reqs)
 {
-    SHR_API_CHECK(check_reqs("shmemx_req_wait_all", "reqs", reqs, n));
-    shr_req_wait_all("shmemx_req_wait_all", n, reqs);
+    SHR_API_TIMED(SHR_PROF_REQ, 0, check_reqs("shmemx_req_wait_all", "reqs", reqs, n),
+                  shr_req_wait_all("shmemx_req_wait_all", n, reqs));
 }
 SHR_API_ALIAS(shmemx_req_wait_all)
 
 size_t pshmemx_req_wait_any(size_t n, shmemx_req_t *reqs)
 {
-    SHR_API_CHECK(check_reqs("shmemx_req_wait_any", "reqs", reqs, n));
-    return shr_req_wait_any("shmemx_req_wait_any", n, reqs);
+    size_t ret;
+
+    SHR_API_TIMED(SHR_PROF_REQ, 0, check_reqs("shmemx_req_wait_any", "reqs", reqs, n),
+                  ret = shr_req_wait_any("shmemx_req_wait_any", n, reqs));
+    return ret;
 }
 SHR_API_ALIAS(shmemx_req_wait_any)
 

@@ -1,7 +1,8 @@
 /*
  * profile_counts.c -- SHIMMER_PROFILE (docs/profile.md) on a program whose
  * counts are known: PE i puts i+1 times (16 bytes each) plus one shmem_p,
- * gets 3 times, adds atomically twice, and so on; the calls made while
+ * gets 3 times, adds atomically twice, and so on, and does one of each on a
+ * request handle (shmemx.h: counted in put, get and amo; its wait in req); the calls made while
  * shmem_pcontrol(0) has paused the profile must not count.  After finalize
  * PE 0 reads the table (SHIMMER_PROFILE_FILE) and checks every count and
  * byte total, the min / mean / max over the PEs and, with `pe`, each PE's
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include <pshmem.h>
+#include <shmemx.h>
 
 #include "harness.h"
 
@@ -133,12 +135,12 @@ static void expect_family(const char *path, const char *family, int n, bool per_
            row.time[0], row.time[1], row.time[2]);
 }
 
-static long put_calls(int pe, int n) { (void)n; return pe + 2; }
-static long put_bytes(int pe, int n) { (void)n; return 16L * (pe + 1) + 8; }
-static long get_calls(int pe, int n) { (void)pe; (void)n; return 3; }
-static long get_bytes(int pe, int n) { (void)pe; (void)n; return 24; }
-static long amo_calls(int pe, int n) { (void)pe; (void)n; return 2; }
-static long amo_bytes(int pe, int n) { (void)pe; (void)n; return 16; }
+static long put_calls(int pe, int n) { (void)n; return pe + 3; }
+static long put_bytes(int pe, int n) { (void)n; return 16L * (pe + 1) + 8 + 24; }
+static long get_calls(int pe, int n) { (void)pe; (void)n; return 4; }
+static long get_bytes(int pe, int n) { (void)pe; (void)n; return 24 + 16; }
+static long amo_calls(int pe, int n) { (void)pe; (void)n; return 3; }
+static long amo_bytes(int pe, int n) { (void)pe; (void)n; return 24; }
 static long one(int pe, int n) { (void)pe; (void)n; return 1; }
 static long none(int pe, int n) { (void)pe; (void)n; return 0; }
 static long barrier_calls(int pe, int n) { (void)pe; (void)n; return 3; }
@@ -173,6 +175,12 @@ int main(int argc, char **argv)
     }
     shmem_long_atomic_fetch_add(&counter, 1, 0);       /* amo: 2 calls, 8 bytes */
     shmem_long_atomic_add(&counter, 1, 0);
+    shmemx_req_t req = SHMEMX_REQ_NULL;
+    long fetched;
+    shmemx_long_put_req(&dst[50], src, 3, right, &req);      /* put: 1 call, 24 bytes */
+    shmemx_long_get_req(&dst[54], &src[4], 2, right, &req);  /* get: 1 call, 16 bytes */
+    shmemx_long_atomic_fetch_add_req(&fetched, &counter, 1, 0, &req); /* amo: 1, 8 bytes */
+    shmemx_req_wait(&req);                             /* req: 1 */
     shmem_quiet();                                     /* quiet: 1 */
     shmem_barrier_all();                               /* barrier 2 */
     shmem_long_broadcast(SHMEM_TEAM_WORLD, &dst[20], src, 4, 0); /* 32 bytes */
@@ -182,13 +190,15 @@ int main(int argc, char **argv)
     for (int i = 0; i < 10; i++) {
         shmem_long_put(&dst[30], src, 4, right);
         shmem_long_p(&dst[40], 1, right);
+        shmemx_long_put_req(&dst[30], src, 4, right, &req);
     }
+    shmemx_req_wait(&req);
     shmem_barrier_all();
     shmem_pcontrol(1);
 
     shmem_barrier_all();                               /* barrier 3 */
     CHECK_EQ(reduced[0], 100L * n * (n - 1) / 2);
-    CHECK_EQ(counter, me == 0 ? 2L * n : 0);
+    CHECK_EQ(counter, me == 0 ? 3L * n : 0);
     CHECK_EQ(tool_p_calls, 11);                        /* the tool saw every call */
     CHECK_EQ(tool_last_level, 1);
     shmem_finalize();
@@ -206,6 +216,7 @@ int main(int argc, char **argv)
     expect_family(path, "get", n, per_pe, get_calls, get_bytes);
     expect_family(path, "amo", n, per_pe, amo_calls, amo_bytes);
     expect_family(path, "quiet", n, per_pe, one, none);
+    expect_family(path, "req", n, per_pe, one, none);
     expect_family(path, "barrier", n, per_pe, barrier_calls, none);
     expect_family(path, "broadcast", n, per_pe, one, bcast_bytes);
     expect_family(path, "reduce", n, per_pe, one, reduce_bytes);
