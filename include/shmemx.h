@@ -929,6 +929,106 @@ int shmemx_size_alltoall_req(shmem_team_t team, size_t *dest, const size_t *sour
 int shmemx_ptrdiff_alltoall_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nelems, shmemx_req_t *req);
 int shmemx_alltoallmem_req(shmem_team_t team, void *dest, const void *source, size_t nelems, shmemx_req_t *req);
 
+/* and_reduce_req */
+int shmemx_uchar_and_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ushort_and_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint_and_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulong_and_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulonglong_and_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int8_and_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int16_and_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int32_and_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int64_and_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint8_and_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint16_and_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint32_and_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint64_and_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_size_and_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req);
+
+/* or_reduce_req */
+int shmemx_uchar_or_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ushort_or_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint_or_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulong_or_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulonglong_or_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int8_or_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int16_or_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int32_or_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int64_or_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint8_or_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint16_or_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint32_or_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint64_or_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_size_or_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req);
+
+/* xor_reduce_req */
+int shmemx_uchar_xor_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ushort_xor_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint_xor_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulong_xor_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulonglong_xor_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int8_xor_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int16_xor_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int32_xor_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int64_xor_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint8_xor_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint16_xor_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint32_xor_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint64_xor_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_size_xor_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req);
+
+/* max_reduce_req */
+int shmemx_float_max_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_double_max_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_longdouble_max_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_char_max_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_schar_max_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_short_max_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int_max_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_long_max_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_longlong_max_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uchar_max_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ushort_max_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint_max_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulong_max_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulonglong_max_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int8_max_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int16_max_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int32_max_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int64_max_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint8_max_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint16_max_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint32_max_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint64_max_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_size_max_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ptrdiff_max_reduce_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce, shmemx_req_t *req);
+
+/* min_reduce_req */
+int shmemx_float_min_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_double_min_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_longdouble_min_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_char_min_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_schar_min_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_short_min_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int_min_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_long_min_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_longlong_min_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uchar_min_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ushort_min_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint_min_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulong_min_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulonglong_min_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int8_min_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int16_min_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int32_min_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int64_min_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint8_min_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint16_min_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint32_min_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint64_min_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_size_min_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ptrdiff_min_reduce_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce, shmemx_req_t *req);
+
 /* sum_reduce_req */
 int shmemx_float_sum_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req);
 int shmemx_double_sum_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req);
@@ -959,6 +1059,38 @@ int shmemx_complexd_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest, con
 #endif
 #ifdef SHMEMX_HAVE_COMPLEX
 int shmemx_complexf_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req);
+#endif
+
+/* prod_reduce_req */
+int shmemx_float_prod_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_double_prod_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_longdouble_prod_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_char_prod_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_schar_prod_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_short_prod_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int_prod_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_long_prod_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_longlong_prod_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uchar_prod_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ushort_prod_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint_prod_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulong_prod_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ulonglong_prod_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int8_prod_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int16_prod_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int32_prod_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_int64_prod_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint8_prod_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint16_prod_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint32_prod_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_uint64_prod_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_size_prod_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req);
+int shmemx_ptrdiff_prod_reduce_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce, shmemx_req_t *req);
+#ifdef SHMEMX_HAVE_COMPLEX
+int shmemx_complexd_prod_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest, const SHMEMX_COMPLEXD *source, size_t nreduce, shmemx_req_t *req);
+#endif
+#ifdef SHMEMX_HAVE_COMPLEX
+int shmemx_complexf_prod_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req);
 #endif
 
 #ifdef __cplusplus
@@ -1462,6 +1594,81 @@ int shmemx_complexf_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, con
             unsigned long long *: shmemx_ulonglong_alltoall_req, \
             default: shmemx_c11_type_not_supported)(__VA_ARGS__)
 
+#define shmemx_and_reduce_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            unsigned char *: shmemx_uchar_and_reduce_req, \
+            unsigned short *: shmemx_ushort_and_reduce_req, \
+            unsigned int *: shmemx_uint_and_reduce_req, \
+            unsigned long *: shmemx_ulong_and_reduce_req, \
+            unsigned long long *: shmemx_ulonglong_and_reduce_req, \
+            int8_t *: shmemx_int8_and_reduce_req, \
+            int16_t *: shmemx_int16_and_reduce_req, \
+            int32_t *: shmemx_int32_and_reduce_req, \
+            int64_t *: shmemx_int64_and_reduce_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_or_reduce_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            unsigned char *: shmemx_uchar_or_reduce_req, \
+            unsigned short *: shmemx_ushort_or_reduce_req, \
+            unsigned int *: shmemx_uint_or_reduce_req, \
+            unsigned long *: shmemx_ulong_or_reduce_req, \
+            unsigned long long *: shmemx_ulonglong_or_reduce_req, \
+            int8_t *: shmemx_int8_or_reduce_req, \
+            int16_t *: shmemx_int16_or_reduce_req, \
+            int32_t *: shmemx_int32_or_reduce_req, \
+            int64_t *: shmemx_int64_or_reduce_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_xor_reduce_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            unsigned char *: shmemx_uchar_xor_reduce_req, \
+            unsigned short *: shmemx_ushort_xor_reduce_req, \
+            unsigned int *: shmemx_uint_xor_reduce_req, \
+            unsigned long *: shmemx_ulong_xor_reduce_req, \
+            unsigned long long *: shmemx_ulonglong_xor_reduce_req, \
+            int8_t *: shmemx_int8_xor_reduce_req, \
+            int16_t *: shmemx_int16_xor_reduce_req, \
+            int32_t *: shmemx_int32_xor_reduce_req, \
+            int64_t *: shmemx_int64_xor_reduce_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_max_reduce_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            float *: shmemx_float_max_reduce_req, \
+            double *: shmemx_double_max_reduce_req, \
+            long double *: shmemx_longdouble_max_reduce_req, \
+            char *: shmemx_char_max_reduce_req, \
+            signed char *: shmemx_schar_max_reduce_req, \
+            short *: shmemx_short_max_reduce_req, \
+            int *: shmemx_int_max_reduce_req, \
+            long *: shmemx_long_max_reduce_req, \
+            long long *: shmemx_longlong_max_reduce_req, \
+            unsigned char *: shmemx_uchar_max_reduce_req, \
+            unsigned short *: shmemx_ushort_max_reduce_req, \
+            unsigned int *: shmemx_uint_max_reduce_req, \
+            unsigned long *: shmemx_ulong_max_reduce_req, \
+            unsigned long long *: shmemx_ulonglong_max_reduce_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_min_reduce_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            float *: shmemx_float_min_reduce_req, \
+            double *: shmemx_double_min_reduce_req, \
+            long double *: shmemx_longdouble_min_reduce_req, \
+            char *: shmemx_char_min_reduce_req, \
+            signed char *: shmemx_schar_min_reduce_req, \
+            short *: shmemx_short_min_reduce_req, \
+            int *: shmemx_int_min_reduce_req, \
+            long *: shmemx_long_min_reduce_req, \
+            long long *: shmemx_longlong_min_reduce_req, \
+            unsigned char *: shmemx_uchar_min_reduce_req, \
+            unsigned short *: shmemx_ushort_min_reduce_req, \
+            unsigned int *: shmemx_uint_min_reduce_req, \
+            unsigned long *: shmemx_ulong_min_reduce_req, \
+            unsigned long long *: shmemx_ulonglong_min_reduce_req, \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
 #define shmemx_sum_reduce_req(...) \
     _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
             float *: shmemx_float_sum_reduce_req, \
@@ -1480,6 +1687,26 @@ int shmemx_complexf_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, con
             unsigned long long *: shmemx_ulonglong_sum_reduce_req, \
             SHIMMER_IF_COMPLEX(SHMEMX_COMPLEXD *: shmemx_complexd_sum_reduce_req,) \
             SHIMMER_IF_COMPLEX(SHMEMX_COMPLEXF *: shmemx_complexf_sum_reduce_req,) \
+            default: shmemx_c11_type_not_supported)(__VA_ARGS__)
+
+#define shmemx_prod_reduce_req(...) \
+    _Generic(SHIMMER_ARG1(__VA_ARGS__, 0, 0), \
+            float *: shmemx_float_prod_reduce_req, \
+            double *: shmemx_double_prod_reduce_req, \
+            long double *: shmemx_longdouble_prod_reduce_req, \
+            char *: shmemx_char_prod_reduce_req, \
+            signed char *: shmemx_schar_prod_reduce_req, \
+            short *: shmemx_short_prod_reduce_req, \
+            int *: shmemx_int_prod_reduce_req, \
+            long *: shmemx_long_prod_reduce_req, \
+            long long *: shmemx_longlong_prod_reduce_req, \
+            unsigned char *: shmemx_uchar_prod_reduce_req, \
+            unsigned short *: shmemx_ushort_prod_reduce_req, \
+            unsigned int *: shmemx_uint_prod_reduce_req, \
+            unsigned long *: shmemx_ulong_prod_reduce_req, \
+            unsigned long long *: shmemx_ulonglong_prod_reduce_req, \
+            SHIMMER_IF_COMPLEX(SHMEMX_COMPLEXD *: shmemx_complexd_prod_reduce_req,) \
+            SHIMMER_IF_COMPLEX(SHMEMX_COMPLEXF *: shmemx_complexf_prod_reduce_req,) \
             default: shmemx_c11_type_not_supported)(__VA_ARGS__)
 #endif /* C11 */
 
@@ -1849,6 +2076,61 @@ static inline int shmemx_alltoall_req(shmem_team_t team, unsigned short *dest, c
 static inline int shmemx_alltoall_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nelems, shmemx_req_t *req) { return shmemx_uint_alltoall_req(team, dest, source, nelems, req); }
 static inline int shmemx_alltoall_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nelems, shmemx_req_t *req) { return shmemx_ulong_alltoall_req(team, dest, source, nelems, req); }
 static inline int shmemx_alltoall_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nelems, shmemx_req_t *req) { return shmemx_ulonglong_alltoall_req(team, dest, source, nelems, req); }
+static inline int shmemx_and_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uchar_and_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_and_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ushort_and_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_and_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uint_and_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_and_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulong_and_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_and_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulonglong_and_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_and_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int8_and_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_and_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int16_and_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_and_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int32_and_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_and_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int64_and_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_or_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uchar_or_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_or_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ushort_or_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_or_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uint_or_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_or_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulong_or_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_or_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulonglong_or_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_or_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int8_or_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_or_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int16_or_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_or_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int32_or_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_or_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int64_or_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_xor_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uchar_xor_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_xor_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ushort_xor_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_xor_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uint_xor_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_xor_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulong_xor_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_xor_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulonglong_xor_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_xor_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int8_xor_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_xor_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int16_xor_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_xor_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int32_xor_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_xor_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int64_xor_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req) { return shmemx_float_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req) { return shmemx_double_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req) { return shmemx_longdouble_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_char_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_schar_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_short_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_long_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_longlong_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uchar_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ushort_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uint_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulong_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_max_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulonglong_max_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req) { return shmemx_float_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req) { return shmemx_double_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req) { return shmemx_longdouble_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_char_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_schar_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_short_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_long_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_longlong_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uchar_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ushort_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uint_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulong_min_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_min_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulonglong_min_reduce_req(team, dest, source, nreduce, req); }
 static inline int shmemx_sum_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req) { return shmemx_float_sum_reduce_req(team, dest, source, nreduce, req); }
 static inline int shmemx_sum_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req) { return shmemx_double_sum_reduce_req(team, dest, source, nreduce, req); }
 static inline int shmemx_sum_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req) { return shmemx_longdouble_sum_reduce_req(team, dest, source, nreduce, req); }
@@ -1868,6 +2150,26 @@ static inline int shmemx_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest
 #endif
 #ifdef SHMEMX_HAVE_COMPLEX
 static inline int shmemx_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req) { return shmemx_complexf_sum_reduce_req(team, dest, source, nreduce, req); }
+#endif
+static inline int shmemx_prod_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req) { return shmemx_float_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req) { return shmemx_double_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req) { return shmemx_longdouble_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_char_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_schar_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_short_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_int_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_long_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_longlong_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uchar_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ushort_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req) { return shmemx_uint_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulong_prod_reduce_req(team, dest, source, nreduce, req); }
+static inline int shmemx_prod_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req) { return shmemx_ulonglong_prod_reduce_req(team, dest, source, nreduce, req); }
+#ifdef SHMEMX_HAVE_COMPLEX
+static inline int shmemx_prod_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest, const SHMEMX_COMPLEXD *source, size_t nreduce, shmemx_req_t *req) { return shmemx_complexd_prod_reduce_req(team, dest, source, nreduce, req); }
+#endif
+#ifdef SHMEMX_HAVE_COMPLEX
+static inline int shmemx_prod_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req) { return shmemx_complexf_prod_reduce_req(team, dest, source, nreduce, req); }
 #endif
 #endif /* __cplusplus */
 

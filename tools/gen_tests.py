@@ -14,7 +14,7 @@ def program(name, body_lines, prologue=()):
     out = ["/* %s */" % BANNER, '#include "cases.h"', ""]
     out += list(prologue)
     out += ["int main(void)", "{", "    shmem_init();", "    cases_init();"]
-    out += ["    " + line for line in body_lines]
+    out += [(line if line.startswith("#") else "    " + line) for line in body_lines]
     out += ['    return test_pass("%s");' % name, "}"]
     return out
 
@@ -34,6 +34,15 @@ def store_of(t):
     if "amo" in t.classes or "amoext" in t.classes:
         return "shmem_%s_atomic_set" % t.name
     return "store_%s" % t.name
+
+
+def guarded_calls(macro, types):
+    """`macro(ctype, name);` for each type, inside its #ifdef if it has one."""
+    out = []
+    for t in types:
+        call = "%s(%s, %s);" % (macro, t.ctype, t.name)
+        out += ["#ifdef %s" % t.guard, call, "#endif"] if t.guard else [call]
+    return out
 
 
 def outputs(types, families):
@@ -66,6 +75,9 @@ def outputs(types, families):
     req += ["REQ_AMO_STD(%s, %s);" % (t.ctype, t.name) for t in members("amo")]
     req += ["REQ_AMO_EXT(%s, %s);" % (t.ctype, t.name) for t in members("amoext")]
     req += ["REQ_AMO_BIT(%s, %s);" % (t.ctype, t.name) for t in members("amobit")]
+    req += guarded_calls("REQ_RED_BIT", members("red_bit"))
+    req += guarded_calls("REQ_RED_MINMAX", members("red_minmax"))
+    req += guarded_calls("REQ_RED_SUM", members("red_sum"))
 
     gen = "tests/func/gen/"
     return {

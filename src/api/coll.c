@@ -400,7 +400,7 @@ int shr_api_collect_req(const char *fn, shr_team_t *team, void *dest, const void
     }
     if (!fixed) {
         shr_check_fail(fn, "collect cannot be split between threads (the sizes are known only "
-                       "after the exchange); split fcollect, broadcast or sum_reduce, or call "
+                       "after the exchange); split fcollect, broadcast or a reduction, or call "
                        "collect with a handle that shmemx_req_split did not mark");
     }
     SHR_API_TIMED(SHR_PROF_FCOLLECT, len,
@@ -418,7 +418,7 @@ int shr_api_alltoall_req(const char *fn, shr_team_t *team, void *dest, const voi
     shr_req_take_split(req, &n, &rank);
     if (n != 1) {
         shr_check_fail(fn, "alltoall cannot be split between threads; split fcollect, "
-                       "broadcast or sum_reduce, or call alltoall with a handle that "
+                       "broadcast or a reduction, or call alltoall with a handle that "
                        "shmemx_req_split did not mark");
     }
     return shr_api_alltoall(fn, team, dest, src, 0, 0, nelems, elem);

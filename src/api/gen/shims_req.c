@@ -4106,6 +4106,546 @@ int pshmemx_alltoallmem_req(shmem_team_t team, void *dest, const void *source, s
 }
 SHR_API_ALIAS(shmemx_alltoallmem_req)
 
+int pshmemx_uchar_and_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uchar_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UCHAR, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_uchar_and_reduce_req)
+
+int pshmemx_ushort_and_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ushort_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_USHORT, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_ushort_and_reduce_req)
+
+int pshmemx_uint_and_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_uint_and_reduce_req)
+
+int pshmemx_ulong_and_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulong_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONG, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_ulong_and_reduce_req)
+
+int pshmemx_ulonglong_and_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulonglong_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONGLONG, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_and_reduce_req)
+
+int pshmemx_int8_and_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int8_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT8, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_int8_and_reduce_req)
+
+int pshmemx_int16_and_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int16_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT16, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_int16_and_reduce_req)
+
+int pshmemx_int32_and_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int32_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT32, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_int32_and_reduce_req)
+
+int pshmemx_int64_and_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int64_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT64, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_int64_and_reduce_req)
+
+int pshmemx_uint8_and_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint8_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT8, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_uint8_and_reduce_req)
+
+int pshmemx_uint16_and_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint16_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT16, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_uint16_and_reduce_req)
+
+int pshmemx_uint32_and_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint32_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT32, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_uint32_and_reduce_req)
+
+int pshmemx_uint64_and_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint64_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT64, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_uint64_and_reduce_req)
+
+int pshmemx_size_and_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_size_and_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SIZE, SHR_OP_AND, req);
+}
+SHR_API_ALIAS(shmemx_size_and_reduce_req)
+
+int pshmemx_uchar_or_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uchar_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UCHAR, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_uchar_or_reduce_req)
+
+int pshmemx_ushort_or_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ushort_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_USHORT, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_ushort_or_reduce_req)
+
+int pshmemx_uint_or_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_uint_or_reduce_req)
+
+int pshmemx_ulong_or_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulong_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONG, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_ulong_or_reduce_req)
+
+int pshmemx_ulonglong_or_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulonglong_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONGLONG, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_or_reduce_req)
+
+int pshmemx_int8_or_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int8_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT8, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_int8_or_reduce_req)
+
+int pshmemx_int16_or_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int16_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT16, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_int16_or_reduce_req)
+
+int pshmemx_int32_or_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int32_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT32, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_int32_or_reduce_req)
+
+int pshmemx_int64_or_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int64_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT64, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_int64_or_reduce_req)
+
+int pshmemx_uint8_or_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint8_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT8, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_uint8_or_reduce_req)
+
+int pshmemx_uint16_or_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint16_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT16, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_uint16_or_reduce_req)
+
+int pshmemx_uint32_or_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint32_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT32, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_uint32_or_reduce_req)
+
+int pshmemx_uint64_or_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint64_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT64, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_uint64_or_reduce_req)
+
+int pshmemx_size_or_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_size_or_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SIZE, SHR_OP_OR, req);
+}
+SHR_API_ALIAS(shmemx_size_or_reduce_req)
+
+int pshmemx_uchar_xor_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uchar_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UCHAR, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_uchar_xor_reduce_req)
+
+int pshmemx_ushort_xor_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ushort_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_USHORT, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_ushort_xor_reduce_req)
+
+int pshmemx_uint_xor_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_uint_xor_reduce_req)
+
+int pshmemx_ulong_xor_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulong_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONG, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_ulong_xor_reduce_req)
+
+int pshmemx_ulonglong_xor_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulonglong_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONGLONG, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_xor_reduce_req)
+
+int pshmemx_int8_xor_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int8_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT8, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_int8_xor_reduce_req)
+
+int pshmemx_int16_xor_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int16_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT16, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_int16_xor_reduce_req)
+
+int pshmemx_int32_xor_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int32_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT32, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_int32_xor_reduce_req)
+
+int pshmemx_int64_xor_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int64_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT64, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_int64_xor_reduce_req)
+
+int pshmemx_uint8_xor_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint8_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT8, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_uint8_xor_reduce_req)
+
+int pshmemx_uint16_xor_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint16_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT16, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_uint16_xor_reduce_req)
+
+int pshmemx_uint32_xor_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint32_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT32, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_uint32_xor_reduce_req)
+
+int pshmemx_uint64_xor_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint64_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT64, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_uint64_xor_reduce_req)
+
+int pshmemx_size_xor_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_size_xor_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SIZE, SHR_OP_XOR, req);
+}
+SHR_API_ALIAS(shmemx_size_xor_reduce_req)
+
+int pshmemx_float_max_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_float_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_FLOAT, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_float_max_reduce_req)
+
+int pshmemx_double_max_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_double_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_DOUBLE, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_double_max_reduce_req)
+
+int pshmemx_longdouble_max_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_longdouble_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONGDOUBLE, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_longdouble_max_reduce_req)
+
+int pshmemx_char_max_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_char_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_CHAR, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_char_max_reduce_req)
+
+int pshmemx_schar_max_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_schar_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SCHAR, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_schar_max_reduce_req)
+
+int pshmemx_short_max_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_short_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SHORT, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_short_max_reduce_req)
+
+int pshmemx_int_max_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_int_max_reduce_req)
+
+int pshmemx_long_max_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_long_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONG, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_long_max_reduce_req)
+
+int pshmemx_longlong_max_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_longlong_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONGLONG, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_longlong_max_reduce_req)
+
+int pshmemx_uchar_max_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uchar_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UCHAR, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_uchar_max_reduce_req)
+
+int pshmemx_ushort_max_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ushort_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_USHORT, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_ushort_max_reduce_req)
+
+int pshmemx_uint_max_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_uint_max_reduce_req)
+
+int pshmemx_ulong_max_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulong_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONG, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_ulong_max_reduce_req)
+
+int pshmemx_ulonglong_max_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulonglong_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONGLONG, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_max_reduce_req)
+
+int pshmemx_int8_max_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int8_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT8, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_int8_max_reduce_req)
+
+int pshmemx_int16_max_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int16_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT16, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_int16_max_reduce_req)
+
+int pshmemx_int32_max_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int32_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT32, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_int32_max_reduce_req)
+
+int pshmemx_int64_max_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int64_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT64, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_int64_max_reduce_req)
+
+int pshmemx_uint8_max_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint8_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT8, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_uint8_max_reduce_req)
+
+int pshmemx_uint16_max_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint16_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT16, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_uint16_max_reduce_req)
+
+int pshmemx_uint32_max_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint32_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT32, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_uint32_max_reduce_req)
+
+int pshmemx_uint64_max_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint64_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT64, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_uint64_max_reduce_req)
+
+int pshmemx_size_max_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_size_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SIZE, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_size_max_reduce_req)
+
+int pshmemx_ptrdiff_max_reduce_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ptrdiff_max_reduce_req", team, dest, source, nreduce, SHR_DTYPE_PTRDIFF, SHR_OP_MAX, req);
+}
+SHR_API_ALIAS(shmemx_ptrdiff_max_reduce_req)
+
+int pshmemx_float_min_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_float_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_FLOAT, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_float_min_reduce_req)
+
+int pshmemx_double_min_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_double_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_DOUBLE, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_double_min_reduce_req)
+
+int pshmemx_longdouble_min_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_longdouble_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONGDOUBLE, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_longdouble_min_reduce_req)
+
+int pshmemx_char_min_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_char_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_CHAR, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_char_min_reduce_req)
+
+int pshmemx_schar_min_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_schar_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SCHAR, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_schar_min_reduce_req)
+
+int pshmemx_short_min_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_short_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SHORT, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_short_min_reduce_req)
+
+int pshmemx_int_min_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_int_min_reduce_req)
+
+int pshmemx_long_min_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_long_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONG, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_long_min_reduce_req)
+
+int pshmemx_longlong_min_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_longlong_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONGLONG, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_longlong_min_reduce_req)
+
+int pshmemx_uchar_min_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uchar_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UCHAR, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_uchar_min_reduce_req)
+
+int pshmemx_ushort_min_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ushort_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_USHORT, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_ushort_min_reduce_req)
+
+int pshmemx_uint_min_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_uint_min_reduce_req)
+
+int pshmemx_ulong_min_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulong_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONG, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_ulong_min_reduce_req)
+
+int pshmemx_ulonglong_min_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulonglong_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONGLONG, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_min_reduce_req)
+
+int pshmemx_int8_min_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int8_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT8, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_int8_min_reduce_req)
+
+int pshmemx_int16_min_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int16_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT16, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_int16_min_reduce_req)
+
+int pshmemx_int32_min_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int32_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT32, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_int32_min_reduce_req)
+
+int pshmemx_int64_min_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int64_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT64, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_int64_min_reduce_req)
+
+int pshmemx_uint8_min_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint8_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT8, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_uint8_min_reduce_req)
+
+int pshmemx_uint16_min_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint16_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT16, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_uint16_min_reduce_req)
+
+int pshmemx_uint32_min_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint32_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT32, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_uint32_min_reduce_req)
+
+int pshmemx_uint64_min_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint64_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT64, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_uint64_min_reduce_req)
+
+int pshmemx_size_min_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_size_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SIZE, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_size_min_reduce_req)
+
+int pshmemx_ptrdiff_min_reduce_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ptrdiff_min_reduce_req", team, dest, source, nreduce, SHR_DTYPE_PTRDIFF, SHR_OP_MIN, req);
+}
+SHR_API_ALIAS(shmemx_ptrdiff_min_reduce_req)
+
 int pshmemx_float_sum_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req)
 {
     return shr_api_reduce_req("shmemx_float_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_FLOAT, SHR_OP_SUM, req);
@@ -4266,4 +4806,166 @@ int pshmemx_complexf_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, co
     return shr_api_reduce_req("shmemx_complexf_sum_reduce_req", team, dest, source, nreduce, SHR_DTYPE_COMPLEXF, SHR_OP_SUM, req);
 }
 SHR_API_ALIAS(shmemx_complexf_sum_reduce_req)
+#endif
+
+int pshmemx_float_prod_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_float_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_FLOAT, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_float_prod_reduce_req)
+
+int pshmemx_double_prod_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_double_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_DOUBLE, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_double_prod_reduce_req)
+
+int pshmemx_longdouble_prod_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_longdouble_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONGDOUBLE, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_longdouble_prod_reduce_req)
+
+int pshmemx_char_prod_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_char_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_CHAR, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_char_prod_reduce_req)
+
+int pshmemx_schar_prod_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_schar_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SCHAR, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_schar_prod_reduce_req)
+
+int pshmemx_short_prod_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_short_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SHORT, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_short_prod_reduce_req)
+
+int pshmemx_int_prod_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_int_prod_reduce_req)
+
+int pshmemx_long_prod_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_long_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONG, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_long_prod_reduce_req)
+
+int pshmemx_longlong_prod_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_longlong_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_LONGLONG, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_longlong_prod_reduce_req)
+
+int pshmemx_uchar_prod_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uchar_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UCHAR, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_uchar_prod_reduce_req)
+
+int pshmemx_ushort_prod_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ushort_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_USHORT, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_ushort_prod_reduce_req)
+
+int pshmemx_uint_prod_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_uint_prod_reduce_req)
+
+int pshmemx_ulong_prod_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulong_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONG, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_ulong_prod_reduce_req)
+
+int pshmemx_ulonglong_prod_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ulonglong_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_ULONGLONG, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_ulonglong_prod_reduce_req)
+
+int pshmemx_int8_prod_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int8_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT8, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_int8_prod_reduce_req)
+
+int pshmemx_int16_prod_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int16_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT16, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_int16_prod_reduce_req)
+
+int pshmemx_int32_prod_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int32_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT32, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_int32_prod_reduce_req)
+
+int pshmemx_int64_prod_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_int64_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_INT64, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_int64_prod_reduce_req)
+
+int pshmemx_uint8_prod_reduce_req(shmem_team_t team, uint8_t *dest, const uint8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint8_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT8, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_uint8_prod_reduce_req)
+
+int pshmemx_uint16_prod_reduce_req(shmem_team_t team, uint16_t *dest, const uint16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint16_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT16, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_uint16_prod_reduce_req)
+
+int pshmemx_uint32_prod_reduce_req(shmem_team_t team, uint32_t *dest, const uint32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint32_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT32, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_uint32_prod_reduce_req)
+
+int pshmemx_uint64_prod_reduce_req(shmem_team_t team, uint64_t *dest, const uint64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_uint64_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_UINT64, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_uint64_prod_reduce_req)
+
+int pshmemx_size_prod_reduce_req(shmem_team_t team, size_t *dest, const size_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_size_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_SIZE, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_size_prod_reduce_req)
+
+int pshmemx_ptrdiff_prod_reduce_req(shmem_team_t team, ptrdiff_t *dest, const ptrdiff_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_ptrdiff_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_PTRDIFF, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_ptrdiff_prod_reduce_req)
+
+#ifdef SHMEMX_HAVE_COMPLEX
+
+int pshmemx_complexd_prod_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest, const SHMEMX_COMPLEXD *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_complexd_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_COMPLEXD, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_complexd_prod_reduce_req)
+#endif
+
+#ifdef SHMEMX_HAVE_COMPLEX
+
+int pshmemx_complexf_prod_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req)
+{
+    return shr_api_reduce_req("shmemx_complexf_prod_reduce_req", team, dest, source, nreduce, SHR_DTYPE_COMPLEXF, SHR_OP_PROD, req);
+}
+SHR_API_ALIAS(shmemx_complexf_prod_reduce_req)
 #endif

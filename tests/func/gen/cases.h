@@ -719,4 +719,60 @@ static const int cmp_pre[] = {59, 50, 65, 55, 10, 10};
         shmem_free(word); \
     } while (0)
 
+/* Every team reduction on a handle, over WORLD, not in place and in place:
+ * called without a split mark it is complete on return and leaves the
+ * handle NULL.  Values stay exact in every type at up to 16 PEs (sums and
+ * products small, bit patterns below 64).  Split between threads:
+ * tests/func/req/req_coll.c. */
+#define RED_VAL_BIT(_type, _pe, _i) \
+    ((_type)((((_pe) * 5 + (_i) * 3) & 0x1f) | (1 << (((_pe) + (_i)) % 6))))
+#define RED_VAL_SUM(_type, _pe, _i) ((_type)(((_pe) + (_i)) % 3))
+#define RED_VAL_PROD(_type, _pe, _i) ((_type)((_pe) < 3 && ((_pe) + (_i)) % 2 == 0 ? 2 : 1))
+#define RED_AND(_a, _b) ((_a) & (_b))
+#define RED_OR(_a, _b) ((_a) | (_b))
+#define RED_XOR(_a, _b) ((_a) ^ (_b))
+#define RED_MAX(_a, _b) ((_b) > (_a) ? (_b) : (_a))
+#define RED_MIN(_a, _b) ((_b) < (_a) ? (_b) : (_a))
+#define RED_SUM(_a, _b) ((_a) + (_b))
+#define RED_PROD(_a, _b) ((_a) * (_b))
+
+#define REQ_RED(_type, _name, _op, _VAL, _OP) do { \
+        static _type rs[NELEMS], rd[NELEMS]; \
+        shmemx_req_t r = SHMEMX_REQ_NULL; \
+        for (int ip = 0; ip < 2; ip++) { \
+            _type *d = ip ? rs : rd; \
+            for (int i = 0; i < NELEMS; i++) { \
+                rs[i] = _VAL(_type, me, i); \
+            } \
+            CHECK(shmemx_##_name##_##_op##_reduce_req(SHMEM_TEAM_WORLD, d, rs, NELEMS, &r) == 0, \
+                  #_name "_" #_op "_reduce_req returns 0"); \
+            CHECK(r == SHMEMX_REQ_NULL, #_name "_" #_op "_reduce_req leaves the handle NULL"); \
+            for (int i = 0; i < NELEMS; i++) { \
+                _type want = _VAL(_type, 0, i); \
+                for (int p = 1; p < npes; p++) { \
+                    want = (_type)_OP(want, _VAL(_type, p, i)); \
+                } \
+                CHECK(d[i] == want, #_name "_" #_op "_reduce_req%s element %d", \
+                      ip ? " (in place)" : "", i); \
+            } \
+            shmem_barrier_all(); \
+        } \
+    } while (0)
+
+#define REQ_RED_BIT(_type, _name) do { \
+        REQ_RED(_type, _name, and, RED_VAL_BIT, RED_AND); \
+        REQ_RED(_type, _name, or, RED_VAL_BIT, RED_OR); \
+        REQ_RED(_type, _name, xor, RED_VAL_BIT, RED_XOR); \
+    } while (0)
+
+#define REQ_RED_MINMAX(_type, _name) do { \
+        REQ_RED(_type, _name, max, VAL, RED_MAX); \
+        REQ_RED(_type, _name, min, VAL, RED_MIN); \
+    } while (0)
+
+#define REQ_RED_SUM(_type, _name) do { \
+        REQ_RED(_type, _name, sum, RED_VAL_SUM, RED_SUM); \
+        REQ_RED(_type, _name, prod, RED_VAL_PROD, RED_PROD); \
+    } while (0)
+
 #endif

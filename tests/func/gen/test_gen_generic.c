@@ -6680,6 +6680,281 @@ int shmemx_ulonglong_alltoall_req(shmem_team_t team, unsigned long long *dest, c
     hit = "shmemx_ulonglong_alltoall_req";
     return pshmemx_ulonglong_alltoall_req(team, dest, source, nelems, req);
 }
+int shmemx_uchar_and_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_and_reduce_req";
+    return pshmemx_uchar_and_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ushort_and_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_and_reduce_req";
+    return pshmemx_ushort_and_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uint_and_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_and_reduce_req";
+    return pshmemx_uint_and_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulong_and_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_and_reduce_req";
+    return pshmemx_ulong_and_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulonglong_and_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_and_reduce_req";
+    return pshmemx_ulonglong_and_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int8_and_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int8_and_reduce_req";
+    return pshmemx_int8_and_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int16_and_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int16_and_reduce_req";
+    return pshmemx_int16_and_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int32_and_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int32_and_reduce_req";
+    return pshmemx_int32_and_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int64_and_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int64_and_reduce_req";
+    return pshmemx_int64_and_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uchar_or_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_or_reduce_req";
+    return pshmemx_uchar_or_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ushort_or_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_or_reduce_req";
+    return pshmemx_ushort_or_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uint_or_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_or_reduce_req";
+    return pshmemx_uint_or_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulong_or_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_or_reduce_req";
+    return pshmemx_ulong_or_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulonglong_or_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_or_reduce_req";
+    return pshmemx_ulonglong_or_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int8_or_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int8_or_reduce_req";
+    return pshmemx_int8_or_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int16_or_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int16_or_reduce_req";
+    return pshmemx_int16_or_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int32_or_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int32_or_reduce_req";
+    return pshmemx_int32_or_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int64_or_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int64_or_reduce_req";
+    return pshmemx_int64_or_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uchar_xor_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_xor_reduce_req";
+    return pshmemx_uchar_xor_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ushort_xor_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_xor_reduce_req";
+    return pshmemx_ushort_xor_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uint_xor_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_xor_reduce_req";
+    return pshmemx_uint_xor_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulong_xor_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_xor_reduce_req";
+    return pshmemx_ulong_xor_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulonglong_xor_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_xor_reduce_req";
+    return pshmemx_ulonglong_xor_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int8_xor_reduce_req(shmem_team_t team, int8_t *dest, const int8_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int8_xor_reduce_req";
+    return pshmemx_int8_xor_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int16_xor_reduce_req(shmem_team_t team, int16_t *dest, const int16_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int16_xor_reduce_req";
+    return pshmemx_int16_xor_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int32_xor_reduce_req(shmem_team_t team, int32_t *dest, const int32_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int32_xor_reduce_req";
+    return pshmemx_int32_xor_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int64_xor_reduce_req(shmem_team_t team, int64_t *dest, const int64_t *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int64_xor_reduce_req";
+    return pshmemx_int64_xor_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_float_max_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_float_max_reduce_req";
+    return pshmemx_float_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_double_max_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_double_max_reduce_req";
+    return pshmemx_double_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_longdouble_max_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_max_reduce_req";
+    return pshmemx_longdouble_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_char_max_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_char_max_reduce_req";
+    return pshmemx_char_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_schar_max_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_max_reduce_req";
+    return pshmemx_schar_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_short_max_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_short_max_reduce_req";
+    return pshmemx_short_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int_max_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int_max_reduce_req";
+    return pshmemx_int_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_long_max_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_long_max_reduce_req";
+    return pshmemx_long_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_longlong_max_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_max_reduce_req";
+    return pshmemx_longlong_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uchar_max_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_max_reduce_req";
+    return pshmemx_uchar_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ushort_max_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_max_reduce_req";
+    return pshmemx_ushort_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uint_max_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_max_reduce_req";
+    return pshmemx_uint_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulong_max_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_max_reduce_req";
+    return pshmemx_ulong_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulonglong_max_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_max_reduce_req";
+    return pshmemx_ulonglong_max_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_float_min_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_float_min_reduce_req";
+    return pshmemx_float_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_double_min_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_double_min_reduce_req";
+    return pshmemx_double_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_longdouble_min_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_min_reduce_req";
+    return pshmemx_longdouble_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_char_min_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_char_min_reduce_req";
+    return pshmemx_char_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_schar_min_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_min_reduce_req";
+    return pshmemx_schar_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_short_min_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_short_min_reduce_req";
+    return pshmemx_short_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int_min_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int_min_reduce_req";
+    return pshmemx_int_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_long_min_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_long_min_reduce_req";
+    return pshmemx_long_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_longlong_min_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_min_reduce_req";
+    return pshmemx_longlong_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uchar_min_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_min_reduce_req";
+    return pshmemx_uchar_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ushort_min_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_min_reduce_req";
+    return pshmemx_ushort_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uint_min_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_min_reduce_req";
+    return pshmemx_uint_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulong_min_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_min_reduce_req";
+    return pshmemx_ulong_min_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulonglong_min_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_min_reduce_req";
+    return pshmemx_ulonglong_min_reduce_req(team, dest, source, nreduce, req);
+}
 int shmemx_float_sum_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req)
 {
     hit = "shmemx_float_sum_reduce_req";
@@ -6762,6 +7037,90 @@ int shmemx_complexf_sum_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, con
 {
     hit = "shmemx_complexf_sum_reduce_req";
     return pshmemx_complexf_sum_reduce_req(team, dest, source, nreduce, req);
+}
+#endif
+int shmemx_float_prod_reduce_req(shmem_team_t team, float *dest, const float *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_float_prod_reduce_req";
+    return pshmemx_float_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_double_prod_reduce_req(shmem_team_t team, double *dest, const double *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_double_prod_reduce_req";
+    return pshmemx_double_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_longdouble_prod_reduce_req(shmem_team_t team, long double *dest, const long double *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_longdouble_prod_reduce_req";
+    return pshmemx_longdouble_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_char_prod_reduce_req(shmem_team_t team, char *dest, const char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_char_prod_reduce_req";
+    return pshmemx_char_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_schar_prod_reduce_req(shmem_team_t team, signed char *dest, const signed char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_schar_prod_reduce_req";
+    return pshmemx_schar_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_short_prod_reduce_req(shmem_team_t team, short *dest, const short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_short_prod_reduce_req";
+    return pshmemx_short_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_int_prod_reduce_req(shmem_team_t team, int *dest, const int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_int_prod_reduce_req";
+    return pshmemx_int_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_long_prod_reduce_req(shmem_team_t team, long *dest, const long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_long_prod_reduce_req";
+    return pshmemx_long_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_longlong_prod_reduce_req(shmem_team_t team, long long *dest, const long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_longlong_prod_reduce_req";
+    return pshmemx_longlong_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uchar_prod_reduce_req(shmem_team_t team, unsigned char *dest, const unsigned char *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uchar_prod_reduce_req";
+    return pshmemx_uchar_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ushort_prod_reduce_req(shmem_team_t team, unsigned short *dest, const unsigned short *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ushort_prod_reduce_req";
+    return pshmemx_ushort_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_uint_prod_reduce_req(shmem_team_t team, unsigned int *dest, const unsigned int *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_uint_prod_reduce_req";
+    return pshmemx_uint_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulong_prod_reduce_req(shmem_team_t team, unsigned long *dest, const unsigned long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulong_prod_reduce_req";
+    return pshmemx_ulong_prod_reduce_req(team, dest, source, nreduce, req);
+}
+int shmemx_ulonglong_prod_reduce_req(shmem_team_t team, unsigned long long *dest, const unsigned long long *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_ulonglong_prod_reduce_req";
+    return pshmemx_ulonglong_prod_reduce_req(team, dest, source, nreduce, req);
+}
+#ifdef SHMEMX_HAVE_COMPLEX
+int shmemx_complexd_prod_reduce_req(shmem_team_t team, SHMEMX_COMPLEXD *dest, const SHMEMX_COMPLEXD *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_complexd_prod_reduce_req";
+    return pshmemx_complexd_prod_reduce_req(team, dest, source, nreduce, req);
+}
+#endif
+#ifdef SHMEMX_HAVE_COMPLEX
+int shmemx_complexf_prod_reduce_req(shmem_team_t team, SHMEMX_COMPLEXF *dest, const SHMEMX_COMPLEXF *source, size_t nreduce, shmemx_req_t *req)
+{
+    hit = "shmemx_complexf_prod_reduce_req";
+    return pshmemx_complexf_prod_reduce_req(team, dest, source, nreduce, req);
 }
 #endif
 int shmem_team_sync(shmem_team_t team)
@@ -8182,6 +8541,61 @@ int main(void)
     expect("shmemx_uint_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_alltoall_req");
     expect("shmemx_ulong_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_alltoall_req");
     expect("shmemx_ulonglong_alltoall_req"); (void)shmemx_alltoall_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_alltoall_req");
+    expect("shmemx_uchar_and_reduce_req"); (void)shmemx_and_reduce_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, &req); check("shmemx_and_reduce_req");
+    expect("shmemx_ushort_and_reduce_req"); (void)shmemx_and_reduce_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, &req); check("shmemx_and_reduce_req");
+    expect("shmemx_uint_and_reduce_req"); (void)shmemx_and_reduce_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_and_reduce_req");
+    expect("shmemx_ulong_and_reduce_req"); (void)shmemx_and_reduce_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_and_reduce_req");
+    expect("shmemx_ulonglong_and_reduce_req"); (void)shmemx_and_reduce_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_and_reduce_req");
+    expect("shmemx_int8_and_reduce_req"); (void)shmemx_and_reduce_req(SHMEM_TEAM_WORLD, d_int8, s_int8, 1, &req); check("shmemx_and_reduce_req");
+    expect("shmemx_int16_and_reduce_req"); (void)shmemx_and_reduce_req(SHMEM_TEAM_WORLD, d_int16, s_int16, 1, &req); check("shmemx_and_reduce_req");
+    expect("shmemx_int32_and_reduce_req"); (void)shmemx_and_reduce_req(SHMEM_TEAM_WORLD, d_int32, s_int32, 1, &req); check("shmemx_and_reduce_req");
+    expect("shmemx_int64_and_reduce_req"); (void)shmemx_and_reduce_req(SHMEM_TEAM_WORLD, d_int64, s_int64, 1, &req); check("shmemx_and_reduce_req");
+    expect("shmemx_uchar_or_reduce_req"); (void)shmemx_or_reduce_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, &req); check("shmemx_or_reduce_req");
+    expect("shmemx_ushort_or_reduce_req"); (void)shmemx_or_reduce_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, &req); check("shmemx_or_reduce_req");
+    expect("shmemx_uint_or_reduce_req"); (void)shmemx_or_reduce_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_or_reduce_req");
+    expect("shmemx_ulong_or_reduce_req"); (void)shmemx_or_reduce_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_or_reduce_req");
+    expect("shmemx_ulonglong_or_reduce_req"); (void)shmemx_or_reduce_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_or_reduce_req");
+    expect("shmemx_int8_or_reduce_req"); (void)shmemx_or_reduce_req(SHMEM_TEAM_WORLD, d_int8, s_int8, 1, &req); check("shmemx_or_reduce_req");
+    expect("shmemx_int16_or_reduce_req"); (void)shmemx_or_reduce_req(SHMEM_TEAM_WORLD, d_int16, s_int16, 1, &req); check("shmemx_or_reduce_req");
+    expect("shmemx_int32_or_reduce_req"); (void)shmemx_or_reduce_req(SHMEM_TEAM_WORLD, d_int32, s_int32, 1, &req); check("shmemx_or_reduce_req");
+    expect("shmemx_int64_or_reduce_req"); (void)shmemx_or_reduce_req(SHMEM_TEAM_WORLD, d_int64, s_int64, 1, &req); check("shmemx_or_reduce_req");
+    expect("shmemx_uchar_xor_reduce_req"); (void)shmemx_xor_reduce_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, &req); check("shmemx_xor_reduce_req");
+    expect("shmemx_ushort_xor_reduce_req"); (void)shmemx_xor_reduce_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, &req); check("shmemx_xor_reduce_req");
+    expect("shmemx_uint_xor_reduce_req"); (void)shmemx_xor_reduce_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_xor_reduce_req");
+    expect("shmemx_ulong_xor_reduce_req"); (void)shmemx_xor_reduce_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_xor_reduce_req");
+    expect("shmemx_ulonglong_xor_reduce_req"); (void)shmemx_xor_reduce_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_xor_reduce_req");
+    expect("shmemx_int8_xor_reduce_req"); (void)shmemx_xor_reduce_req(SHMEM_TEAM_WORLD, d_int8, s_int8, 1, &req); check("shmemx_xor_reduce_req");
+    expect("shmemx_int16_xor_reduce_req"); (void)shmemx_xor_reduce_req(SHMEM_TEAM_WORLD, d_int16, s_int16, 1, &req); check("shmemx_xor_reduce_req");
+    expect("shmemx_int32_xor_reduce_req"); (void)shmemx_xor_reduce_req(SHMEM_TEAM_WORLD, d_int32, s_int32, 1, &req); check("shmemx_xor_reduce_req");
+    expect("shmemx_int64_xor_reduce_req"); (void)shmemx_xor_reduce_req(SHMEM_TEAM_WORLD, d_int64, s_int64, 1, &req); check("shmemx_xor_reduce_req");
+    expect("shmemx_float_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_float, s_float, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_double_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_double, s_double, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_longdouble_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_longdouble, s_longdouble, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_char_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_char, s_char, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_schar_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_schar, s_schar, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_short_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_short, s_short, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_int_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_int, s_int, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_long_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_long, s_long, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_longlong_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_longlong, s_longlong, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_uchar_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_ushort_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_uint_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_ulong_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_ulonglong_max_reduce_req"); (void)shmemx_max_reduce_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_max_reduce_req");
+    expect("shmemx_float_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_float, s_float, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_double_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_double, s_double, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_longdouble_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_longdouble, s_longdouble, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_char_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_char, s_char, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_schar_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_schar, s_schar, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_short_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_short, s_short, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_int_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_int, s_int, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_long_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_long, s_long, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_longlong_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_longlong, s_longlong, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_uchar_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_ushort_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_uint_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_ulong_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_min_reduce_req");
+    expect("shmemx_ulonglong_min_reduce_req"); (void)shmemx_min_reduce_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_min_reduce_req");
     expect("shmemx_float_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_float, s_float, 1, &req); check("shmemx_sum_reduce_req");
     expect("shmemx_double_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_double, s_double, 1, &req); check("shmemx_sum_reduce_req");
     expect("shmemx_longdouble_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_longdouble, s_longdouble, 1, &req); check("shmemx_sum_reduce_req");
@@ -8201,6 +8615,26 @@ int main(void)
 #endif
 #ifdef SHMEMX_HAVE_COMPLEX
     expect("shmemx_complexf_sum_reduce_req"); (void)shmemx_sum_reduce_req(SHMEM_TEAM_WORLD, d_complexf, s_complexf, 1, &req); check("shmemx_sum_reduce_req");
+#endif
+    expect("shmemx_float_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_float, s_float, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_double_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_double, s_double, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_longdouble_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_longdouble, s_longdouble, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_char_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_char, s_char, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_schar_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_schar, s_schar, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_short_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_short, s_short, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_int_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_int, s_int, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_long_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_long, s_long, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_longlong_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_longlong, s_longlong, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_uchar_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_uchar, s_uchar, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_ushort_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_ushort, s_ushort, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_uint_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_uint, s_uint, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_ulong_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_ulong, s_ulong, 1, &req); check("shmemx_prod_reduce_req");
+    expect("shmemx_ulonglong_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_ulonglong, s_ulonglong, 1, &req); check("shmemx_prod_reduce_req");
+#ifdef SHMEMX_HAVE_COMPLEX
+    expect("shmemx_complexd_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_complexd, s_complexd, 1, &req); check("shmemx_prod_reduce_req");
+#endif
+#ifdef SHMEMX_HAVE_COMPLEX
+    expect("shmemx_complexf_prod_reduce_req"); (void)shmemx_prod_reduce_req(SHMEM_TEAM_WORLD, d_complexf, s_complexf, 1, &req); check("shmemx_prod_reduce_req");
 #endif
     expect("shmem_team_sync"); (void)shmem_sync(SHMEM_TEAM_WORLD); check("shmem_sync");
     expect("shmem_ctx_signal_add"); shmem_signal_add(SHMEM_CTX_DEFAULT, &sig, 1, me); check("shmem_signal_add");

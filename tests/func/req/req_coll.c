@@ -1,7 +1,9 @@
 /* req_coll.c -- collectives on request handles: broadcast, fcollect and
- * sum_reduce split between 1, 2 and 4 threads per PE (shmemx_req_split),
- * in place and not, on WORLD and on a team of the even PEs; the unsplit
- * forms (collect, alltoall too) from one thread.  argv[1] = elements. */
+ * every reduction op (on int64, double and uchar, each op the standard
+ * gives the type) split between 1, 2 and 4 threads per PE
+ * (shmemx_req_split), in place and not, on WORLD and on a team of the even
+ * PEs; the unsplit forms (collect, alltoall too) from one thread.
+ * argv[1] = elements. */
 #include <pthread.h>
 
 #include <shmemx.h>
@@ -13,6 +15,77 @@ static long *src, *dst, *red;
 static int me, npes, nthreads;
 static shmem_team_t team;
 static int round_no;
+
+/* ---- every reduction op, split: case k reduces red_src(k) into red_dst(k) */
+enum { K_BIT, K_MM, K_SUM, K_PROD };
+
+/* (type, typename, op, value kind) of each case */
+#define RED_CASES(_X) \
+    _X(int64_t, int64, and, K_BIT) _X(int64_t, int64, or, K_BIT) _X(int64_t, int64, xor, K_BIT) \
+    _X(int64_t, int64, max, K_MM) _X(int64_t, int64, min, K_MM) _X(int64_t, int64, sum, K_SUM) \
+    _X(int64_t, int64, prod, K_PROD) _X(double, double, max, K_MM) _X(double, double, min, K_MM) \
+    _X(double, double, sum, K_SUM) _X(double, double, prod, K_PROD) \
+    _X(unsigned char, uchar, and, K_BIT) _X(unsigned char, uchar, or, K_BIT) \
+    _X(unsigned char, uchar, xor, K_BIT)
+#define COUNT_CASE(_t, _tn, _op, _kind) +1
+#define NCASES (0 RED_CASES(COUNT_CASE))
+
+static char *red_buf; /* symmetric: NCASES sources, then NCASES results, 8 bytes an element */
+
+static void *red_src(int k)
+{
+    return red_buf + (size_t)k * nelems * 8;
+}
+
+static void *red_dst(int k)
+{
+    return red_buf + (size_t)(NCASES + k) * nelems * 8;
+}
+
+/* team member pe's element i of a case of kind `kind`: exact in every
+ * type of the cases at up to 8 members */
+static long red_val(int kind, int pe, size_t i)
+{
+    switch (kind) {
+    case K_BIT:
+        return (long)(((pe * 5 + i * 3) & 0x1f) | (1u << ((pe + i + round_no) % 6)));
+    case K_MM:
+        return (long)((pe * 13 + i * 7 + round_no) % 100) - 50;
+    case K_SUM:
+        return (long)((pe + i) % 5) - 2 + round_no;
+    default:
+        return (pe + i) % 4 == 1 ? -1 : (pe < 3 && (pe + i) % 3 == 0 ? 2 : 1);
+    }
+}
+
+static long op_and(long a, long b) { return a & b; }
+static long op_or(long a, long b) { return a | b; }
+static long op_xor(long a, long b) { return a ^ b; }
+static long op_max(long a, long b) { return b > a ? b : a; }
+static long op_min(long a, long b) { return b < a ? b : a; }
+static long op_sum(long a, long b) { return a + b; }
+static long op_prod(long a, long b) { return a * b; }
+
+#define FILL_CASE(_t, _tn, _op, _kind) \
+    for (size_t i = 0; i < nelems; i++) { \
+        ((_t *)red_src(k))[i] = (_t)red_val(_kind, tme, i); \
+    } \
+    k++;
+#define CALL_CASE(_t, _tn, _op, _kind) \
+    shmemx_req_split(&r, nthreads, rank); \
+    CHECK(shmemx_##_tn##_##_op##_reduce_req(team, (_t *)red_dst(k), (const _t *)red_src(k), \
+                                             nelems, &r) == 0, #_tn "_" #_op "_reduce_req"); \
+    k++;
+#define CHECK_CASE(_t, _tn, _op, _kind) \
+    for (size_t i = 0; i < nelems; i++) { \
+        long want = red_val(_kind, 0, i); \
+        for (int p = 1; p < tn; p++) { \
+            want = op_##_op(want, red_val(_kind, p, i)); \
+        } \
+        CHECK(((_t *)red_dst(k))[i] == (_t)want, "%d threads: %s element %zu", threads, \
+              #_tn "_" #_op "_reduce_req", i); \
+    } \
+    k++;
 
 static void *coll_thread(void *arg)
 {
@@ -30,6 +103,8 @@ static void *coll_thread(void *arg)
     CHECK(shmemx_long_sum_reduce_req(team, red, src, nelems, &r) == 0, "sum_reduce_req");
     shmemx_req_split(&r, nthreads, rank);
     CHECK(shmemx_sum_reduce_req(team, src, src, nelems, &r) == 0, "sum_reduce_req in place");
+    int k = 0;
+    RED_CASES(CALL_CASE)
     shmemx_req_wait(&r);
     return NULL;
 }
@@ -49,6 +124,9 @@ static void run(int threads)
         src[i] = val(tme, i);
     }
     memset(dst, 0, (1 + (size_t)tn) * nelems * sizeof(long));
+    memset(red_dst(0), 0, NCASES * nelems * 8);
+    int k = 0;
+    RED_CASES(FILL_CASE)
     shmem_team_sync(team);
     for (int t = 0; t < threads; t++) {
         pthread_create(&th[t], NULL, coll_thread, (void *)(intptr_t)t);
@@ -69,6 +147,8 @@ static void run(int threads)
               sum);
         CHECK(src[i] == sum, "%d threads: in-place sum element %zu", threads, i);
     }
+    k = 0;
+    RED_CASES(CHECK_CASE)
     shmem_team_sync(team);
     round_no++;
 }
@@ -90,6 +170,7 @@ int main(int argc, char **argv)
     src = shmem_malloc(nelems * sizeof(long));
     red = shmem_malloc(nelems * sizeof(long));
     dst = shmem_malloc((1 + (size_t)npes) * nelems * sizeof(long));
+    red_buf = shmem_malloc(2 * NCASES * nelems * 8);
     shmem_team_t evens = SHMEM_TEAM_INVALID;
     shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &evens);
     shmem_team_t teams[2] = {SHMEM_TEAM_WORLD, evens};
@@ -124,6 +205,7 @@ int main(int argc, char **argv)
     if (evens != SHMEM_TEAM_INVALID) {
         shmem_team_destroy(evens);
     }
+    shmem_free(red_buf);
     shmem_free(dst);
     shmem_free(red);
     shmem_free(src);
