@@ -1,12 +1,28 @@
 /*
  * prof.c -- the built-in profile (prof.h, docs/profile.md): per-family
  * counters of this PE, and PE 0's table at finalize.
+ *
+ * Timed calls read the CPU's time-stamp counter where it is invariant (x86:
+ * CPUID says it ticks at one rate in every power state): one instruction,
+ * whatever clock source the kernel chose.  clock_gettime is a vDSO read
+ * only while the kernel trusts its clock source; in a VM whose TSC it has
+ * marked unstable it becomes a system call, 0.5-0.75 us here, twice a put.
+ * Ticks are turned into nanoseconds at the report by the ratio of ticks to
+ * CLOCK_MONOTONIC over the whole run.  Elsewhere calls use CLOCK_MONOTONIC.
  */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#include <x86intrin.h>
+#define PROF_TSC 1
+#else
+#define PROF_TSC 0
+#endif
 
 #include "boot/boot.h"
 #include "core/env.h"
@@ -31,9 +47,12 @@ static const char *const family_name[SHR_PROF_COUNT] = {
 };
 
 static prof_pe_t mine;
+static uint64_t mine_ticks[SHR_PROF_COUNT]; /* timed calls' time, in ticks() */
 static uint64_t init_ns;
 static int level;     /* SHIMMER_PROFILE for this init..finalize */
 static int recording; /* level != off and not paused by shmem_pcontrol(0) */
+static bool use_tsc;  /* ticks() reads the invariant TSC */
+static uint64_t cal_ns, cal_ticks; /* both clocks at init: the calibration's start */
 
 uint64_t shr_prof_now(void)
 {
@@ -42,36 +61,74 @@ uint64_t shr_prof_now(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t shr_prof_begin(void)
+static bool tsc_is_invariant(void)
 {
-    return __atomic_load_n(&recording, __ATOMIC_RELAXED) ? shr_prof_now() : 0;
+#if PROF_TSC
+    unsigned a, b, c, d;
+    return __get_cpuid(0x80000007, &a, &b, &c, &d) && (d & (1u << 8)) != 0;
+#else
+    return false;
+#endif
 }
 
-static void record(shr_prof_family_t family, uint64_t ns, size_t bytes)
+/* The clock of timed calls: TSC ticks, or nanoseconds without an invariant TSC. */
+static inline uint64_t ticks(void)
+{
+#if PROF_TSC
+    if (use_tsc) {
+        return __rdtsc();
+    }
+#endif
+    return shr_prof_now();
+}
+
+uint64_t shr_prof_begin(void)
+{
+    return __atomic_load_n(&recording, __ATOMIC_RELAXED) ? ticks() : 0;
+}
+
+static void record(shr_prof_family_t family, uint64_t *time, uint64_t t, size_t bytes)
 {
     prof_row_t *row = &mine.row[family];
     __atomic_fetch_add(&row->calls, 1, __ATOMIC_RELAXED);
-    __atomic_fetch_add(&row->ns, ns, __ATOMIC_RELAXED);
+    __atomic_fetch_add(time, t, __ATOMIC_RELAXED);
     __atomic_fetch_add(&row->bytes, (uint64_t)bytes, __ATOMIC_RELAXED);
 }
 
 void shr_prof_end(shr_prof_family_t family, uint64_t t0, size_t bytes)
 {
     if (t0 != 0) {
-        record(family, shr_prof_now() - t0, bytes);
+        uint64_t t1 = ticks();
+        /* a thread moved to a CPU whose counter lags: count the call, not the time */
+        record(family, &mine_ticks[family], t1 > t0 ? t1 - t0 : 0, bytes);
     }
 }
 
 int shr_prof_init(uint64_t t0)
 {
     memset(&mine, 0, sizeof(mine));
+    memset(mine_ticks, 0, sizeof(mine_ticks));
     init_ns = t0;
     level = shr_config.profile;
+    use_tsc = level != SHR_PROFILE_OFF && tsc_is_invariant();
+    cal_ticks = ticks();
+    cal_ns = shr_prof_now();
     recording = level != SHR_PROFILE_OFF;
     if (recording) {
-        record(SHR_PROF_INIT, shr_prof_now() - t0, 0);
+        record(SHR_PROF_INIT, &mine.row[SHR_PROF_INIT].ns, cal_ns - t0, 0);
     }
     return level != SHR_PROFILE_OFF;
+}
+
+/* The timed calls' ticks into the rows' nanoseconds, by the ratio of the
+ * two clocks since init (`now`: CLOCK_MONOTONIC at the report). */
+static void ticks_to_ns(uint64_t now)
+{
+    uint64_t elapsed = ticks() - cal_ticks;
+    double ns_per_tick = !use_tsc ? 1.0 : elapsed > 0 ? (double)(now - cal_ns) / (double)elapsed : 0.0;
+    for (int f = 0; f < SHR_PROF_COUNT; f++) {
+        mine.row[f].ns += (uint64_t)((double)mine_ticks[f] * ns_per_tick + 0.5);
+    }
 }
 
 void shr_prof_pcontrol(int pc_level)
@@ -150,10 +207,11 @@ void shr_prof_report(uint64_t t0)
         return;
     }
     uint64_t now = shr_prof_now();
-    record(SHR_PROF_FINALIZE, now - t0, 0);
+    recording = 0;
+    ticks_to_ns(now);
+    record(SHR_PROF_FINALIZE, &mine.row[SHR_PROF_FINALIZE].ns, now - t0, 0);
     mine.wall_ns = now - init_ns;
     bool per_pe = level == SHR_PROFILE_PE;
-    recording = 0;
     level = SHR_PROFILE_OFF;
 
     prof_pe_t *all = calloc((size_t)shr_g.n_pes, sizeof(*all));

@@ -29,7 +29,8 @@ enum { SHR_PROFILE_OFF, SHR_PROFILE_ON, SHR_PROFILE_PE };
 /* A monotonic clock in nanoseconds. */
 uint64_t shr_prof_now(void);
 
-/* Start of a timed call: a time stamp when recording, else 0. */
+/* Start of a timed call: a time stamp when recording (TSC ticks or
+ * nanoseconds, prof.c), else 0. */
 SHR_COLD uint64_t shr_prof_begin(void);
 
 /* End of a timed call started at `t0` (nothing when t0 is 0): one call of
