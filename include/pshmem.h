@@ -2136,6 +2136,10 @@ void pshmemx_req_wait_all(size_t n, shmemx_req_t *reqs);
 size_t pshmemx_req_wait_any(size_t n, shmemx_req_t *reqs);
 void pshmemx_req_split(shmemx_req_t *req, int nthreads, int rank);
 
+/* barrier_req */
+int pshmemx_barrier_req(shmem_team_t team, shmemx_req_t *req);
+int pshmemx_team_sync_req(shmem_team_t team, shmemx_req_t *req);
+
 /* put_req */
 void pshmemx_float_put_req(float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req);
 void pshmemx_ctx_float_put_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req);

@@ -199,6 +199,10 @@ void shmemx_req_wait_all(size_t n, shmemx_req_t *reqs);
 size_t shmemx_req_wait_any(size_t n, shmemx_req_t *reqs);
 void shmemx_req_split(shmemx_req_t *req, int nthreads, int rank);
 
+/* barrier_req */
+int shmemx_barrier_req(shmem_team_t team, shmemx_req_t *req);
+int shmemx_team_sync_req(shmem_team_t team, shmemx_req_t *req);
+
 /* put_req */
 void shmemx_float_put_req(float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req);
 void shmemx_ctx_float_put_req(shmem_ctx_t ctx, float *dest, const float *source, size_t nelems, int pe, shmemx_req_t *req);

@@ -64,6 +64,10 @@ int shr_coll_fcollect_mt(const char *fn, shr_team_t *team, void *dest, const voi
                          size_t len, int nthreads, int rank);
 int shr_coll_reduce_mt(const char *fn, shr_team_t *team, void *dest, const void *src,
                        size_t count, shr_dtype_t dt, shr_op_t op, int nthreads, int rank);
+/* One thread's part of a multithreaded barrier (quiet: the default
+ * context's quiet first, as shmem_barrier_all) or sync: the nthreads
+ * threads meet, the last runs the team's sync for all.  0. */
+int shr_coll_sync_mt(const char *fn, shr_team_t *team, bool quiet, int nthreads);
 
 /* `fixed`: fcollect (same len everywhere) rather than collect. */
 int shr_coll_collect(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,

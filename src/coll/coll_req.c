@@ -11,7 +11,8 @@
  * team's barrier for all of them (every PE's source is ready; on the way
  * out, every PE has finished reading the others' sources), then releases
  * the others.  The call returns complete on this PE: the handle is left
- * as it was.
+ * as it was.  A split barrier or sync is the meeting alone (pulls are
+ * blocking gets, so only the barrier has a quiet to run).
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -60,14 +61,19 @@ static shr_coll_mt_t *mt_of(const char *fn, shr_team_t *team)
     return m;
 }
 
-/* The nthreads threads meet; the last one runs the team barrier first. */
-static void mt_meet(shr_coll_mt_t *m, int nthreads)
+/* The nthreads threads meet; the last one runs the team barrier first
+ * (`fn` names it in hang reports), after the default context's quiet when
+ * `quiet` (every thread's operations were issued before its arrival). */
+static void mt_meet(const char *fn, shr_coll_mt_t *m, int nthreads, bool quiet)
 {
     uint64_t gen = __atomic_load_n(&m->gen, __ATOMIC_ACQUIRE);
 
     if (__atomic_add_fetch(&m->arrived, 1, __ATOMIC_ACQ_REL) == (uint64_t)nthreads) {
         __atomic_store_n(&m->arrived, 0, __ATOMIC_RELAXED);
-        shr_coll_barrier(m->team); /* pulls are blocking gets: nothing to quiet */
+        if (quiet) {
+            shr_quiet_before_arrival(shr_ctx_default);
+        }
+        shr_coll_sync(fn, m->team);
         __atomic_store_n(&m->gen, gen + 1, __ATOMIC_RELEASE);
         return;
     }
@@ -96,14 +102,14 @@ int shr_coll_broadcast_mt(const char *fn, shr_team_t *team, void *dest, const vo
     size_t lo, hi;
 
     mt_slice(len, nthreads, rank, &lo, &hi);
-    mt_meet(m, nthreads);
+    mt_meet(fn, m, nthreads, false);
     if (team->my_pe != root) {
         mt_pull((char *)dest + lo, (const char *)src + lo, hi - lo,
                 shr_team_world_pe(team, root));
     } else if (dest != src) {
         memcpy((char *)dest + lo, (const char *)src + lo, hi - lo); /* 1.5: root's dest too */
     }
-    mt_meet(m, nthreads);
+    mt_meet(fn, m, nthreads, false);
     return 0;
 }
 
@@ -115,13 +121,13 @@ int shr_coll_fcollect_mt(const char *fn, shr_team_t *team, void *dest, const voi
     size_t lo, hi;
 
     mt_slice(len, nthreads, rank, &lo, &hi);
-    mt_meet(m, nthreads);
+    mt_meet(fn, m, nthreads, false);
     for (int i = 0; i < n; i++) {
         int pe = (team->my_pe + i) % n; /* PEs start at different sources */
         mt_pull((char *)dest + (size_t)pe * len + lo, (const char *)src + lo, hi - lo,
                 shr_team_world_pe(team, pe));
     }
-    mt_meet(m, nthreads);
+    mt_meet(fn, m, nthreads, false);
     return 0;
 }
 
@@ -141,7 +147,7 @@ int shr_coll_reduce_mt(const char *fn, shr_team_t *team, void *dest, const void 
         shr_fatal(1, "out of memory for a multithreaded reduction's slice");
     }
     in = acc + bytes;
-    mt_meet(m, nthreads);
+    mt_meet(fn, m, nthreads, false);
     /* in team order on every PE: floating-point sums come out the same */
     for (int i = 0; i < n && bytes != 0; i++) {
         int pe = shr_team_world_pe(team, i);
@@ -157,8 +163,14 @@ int shr_coll_reduce_mt(const char *fn, shr_team_t *team, void *dest, const void 
         }
     }
     /* dest may be src (in place): written only once every PE read it */
-    mt_meet(m, nthreads);
+    mt_meet(fn, m, nthreads, false);
     memcpy((char *)dest + off, acc, bytes);
     free(acc);
+    return 0;
+}
+
+int shr_coll_sync_mt(const char *fn, shr_team_t *team, bool quiet, int nthreads)
+{
+    mt_meet(fn, mt_of(fn, team), nthreads, quiet);
     return 0;
 }

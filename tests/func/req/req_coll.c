@@ -2,7 +2,9 @@
  * every reduction op (on int64, double and uchar, each op the standard
  * gives the type) split between 1, 2 and 4 threads per PE
  * (shmemx_req_split), in place and not, on WORLD and on a team of the even
- * PEs; the unsplit forms (collect, alltoall too) from one thread.
+ * PEs; the barrier on a handle (each thread's puts of its private context
+ * are complete at the right neighbour when it returns) and the sync, split
+ * the same way; the unsplit forms (collect, alltoall too) from one thread.
  * argv[1] = elements. */
 #include <pthread.h>
 
@@ -29,6 +31,9 @@ enum { K_BIT, K_MM, K_SUM, K_PROD };
     _X(unsigned char, uchar, xor, K_BIT)
 #define COUNT_CASE(_t, _tn, _op, _kind) +1
 #define NCASES (0 RED_CASES(COUNT_CASE))
+
+static long *bar_slot;  /* symmetric: [rank] written by the left neighbour's thread rank */
+static long *sync_count; /* symmetric: [round] counts arrivals, on team member 0 */
 
 static char *red_buf; /* symmetric: NCASES sources, then NCASES results, 8 bytes an element */
 
@@ -105,6 +110,31 @@ static void *coll_thread(void *arg)
     CHECK(shmemx_sum_reduce_req(team, src, src, nelems, &r) == 0, "sum_reduce_req in place");
     int k = 0;
     RED_CASES(CALL_CASE)
+
+    /* barrier: completes this thread's handle (a put of its own context) */
+    shmem_ctx_t ctx;
+    if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) != 0) {
+        ctx = SHMEM_CTX_DEFAULT;
+    }
+    int tme = shmem_team_my_pe(team);
+    int right = shmem_team_translate_pe(team, (tme + 1) % tn, SHMEM_TEAM_WORLD);
+    int first = shmem_team_translate_pe(team, 0, SHMEM_TEAM_WORLD);
+    long mark = round_no * 10 + rank + 1;
+    shmemx_ctx_long_put_req(ctx, &bar_slot[rank], &mark, 1, right, &r);
+    shmemx_req_split(&r, nthreads, rank);
+    CHECK(shmemx_barrier_req(team, &r) == 0, "barrier_req");
+    CHECK(r == SHMEMX_REQ_NULL, "barrier_req completes the handle");
+    CHECK(bar_slot[rank] == mark, "%d threads: barrier_req: slot %d is %ld, want %ld", nthreads,
+          rank, bar_slot[rank], mark);
+    if (ctx != SHMEM_CTX_DEFAULT) {
+        shmem_ctx_destroy(ctx);
+    }
+    /* sync: every thread of every member has counted itself before any leaves */
+    (void)shmem_long_atomic_fetch_add(&sync_count[round_no], 1, first);
+    shmemx_req_split(&r, nthreads, rank);
+    CHECK(shmemx_team_sync_req(team, &r) == 0, "team_sync_req");
+    CHECK(shmem_long_atomic_fetch(&sync_count[round_no], first) >= (long)tn * nthreads,
+          "%d threads: team_sync_req let a thread leave early", nthreads);
     shmemx_req_wait(&r);
     return NULL;
 }
@@ -171,6 +201,8 @@ int main(int argc, char **argv)
     red = shmem_malloc(nelems * sizeof(long));
     dst = shmem_malloc((1 + (size_t)npes) * nelems * sizeof(long));
     red_buf = shmem_malloc(2 * NCASES * nelems * 8);
+    bar_slot = shmem_calloc(4, sizeof(long));
+    sync_count = shmem_calloc(16, sizeof(long));
     shmem_team_t evens = SHMEM_TEAM_INVALID;
     shmem_team_split_strided(SHMEM_TEAM_WORLD, 0, 2, (npes + 1) / 2, NULL, 0, &evens);
     shmem_team_t teams[2] = {SHMEM_TEAM_WORLD, evens};
@@ -205,6 +237,8 @@ int main(int argc, char **argv)
     if (evens != SHMEM_TEAM_INVALID) {
         shmem_team_destroy(evens);
     }
+    shmem_free(sync_count);
+    shmem_free(bar_slot);
     shmem_free(red_buf);
     shmem_free(dst);
     shmem_free(red);
