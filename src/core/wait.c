@@ -56,8 +56,11 @@ void shr_waiter_yield(shr_waiter_t *waiter)
         sched_yield();
         return;
     }
-    shr_stall_note_nap(!waiter->sleeping);
+    /* one wait however often a peer's traffic (the final barrier's stall
+     * watch reading this PE's words, too) ended its naps */
+    shr_stall_note_nap(!waiter->napped);
     waiter->sleeping = true;
+    waiter->napped = true;
     uint64_t nap = waited / 8 < SHR_WAIT_SLEEP_MAX_NS ? waited / 8 : SHR_WAIT_SLEEP_MAX_NS;
     if (shr_g.needs_progress) {
         /* woken early by a remote peer's operation; while peers keep

@@ -24,12 +24,13 @@ typedef struct shr_waiter {
     unsigned spins;
     unsigned yields;            /* rounds past the spin phase (yields and naps) */
     bool sleeping;              /* waited long enough to nap between polls */
+    bool napped;                /* has napped: stays set when traffic ends a nap */
     uint64_t since_ns;          /* when yielding started */
     uint64_t reported_ns;       /* last hang report (debug mode) */
     const char *what;           /* for hang reports in debug mode; may be NULL */
 } shr_waiter_t;
 
-#define SHR_WAITER_INIT(_what) {0, 0, false, 0, 0, (_what)}
+#define SHR_WAITER_INIT(_what) {0, 0, false, false, 0, 0, (_what)}
 
 /* Out of line: yield, progress, debug-mode hang report. */
 SHR_COLD void shr_waiter_yield(shr_waiter_t *waiter);
