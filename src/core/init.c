@@ -509,9 +509,10 @@ static void at_exit_finalize(int status, void *arg)
     }
 }
 
-/* The final barrier's wait when no peer is remote: the stall watch, and naps
- * once it has lasted (the PEs that finalized early leave the cores to the
- * others).  `arg` counts the calls. */
+/* The final barrier's wait when no peer is remote: the stall watch (the
+ * remote transport's barrier calls it too), and naps once it has lasted
+ * (the PEs that finalized early leave the cores to the others).  `arg`
+ * counts the calls. */
 static void final_barrier_progress(void *arg)
 {
     unsigned *calls = arg;
@@ -531,7 +532,7 @@ static void final_barrier(void)
     unsigned calls = 0;
 
     shr_stall_enter_final(finalizing_at_exit ? SHR_STALL_AT_EXIT : SHR_STALL_FINALIZE);
-    if (shr_remote_final_barrier()) {
+    if (shr_remote_final_barrier(shr_stall_watch)) {
         return;
     }
     if (shr_boot_barrier_progress(final_barrier_progress, &calls) != SHR_OK) {

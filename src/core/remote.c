@@ -247,9 +247,9 @@ shr_status_t shr_remote_init(const char *routine)
     return SHR_OK;
 }
 
-bool shr_remote_final_barrier(void)
+bool shr_remote_final_barrier(void (*watch)(void))
 {
-    return shr_remote->final_barrier();
+    return shr_remote->final_barrier(watch);
 }
 
 void shr_remote_fini(void)

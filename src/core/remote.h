@@ -37,7 +37,7 @@
 /* Bumped whenever this table or a struct a transport reads (state.h,
  * team.h, env.h) changes shape: a plugin built for another layout is
  * refused at load. */
-#define SHR_REMOTE_ABI 2
+#define SHR_REMOTE_ABI 3
 
 /* The symbol a transport plugin exports: a `const shr_remote_ops_t *`. */
 #define SHR_REMOTE_PLUGIN_ENTRY "shr_remote_plugin_ops"
@@ -71,8 +71,14 @@ typedef struct shr_remote_ops {
     shr_status_t (*init)(const char *routine, unsigned *caps_p);
     /* The last finalize's barrier when this PE has remote peers: completes
      * every context's operations, then meets every PE through boot while
-     * driving the transport.  False (doing nothing) when it has none. */
-    bool (*final_barrier)(void);
+     * driving the transport, calling watch() between rounds (the stall
+     * watch, which may call peek).  False (doing nothing) when it has none. */
+    bool (*final_barrier)(void (*watch)(void));
+    /* Only from final_barrier's watch: reads `len` bytes at the symmetric
+     * `src` of each of the `npes` world PEs of `pes` into dest[i * len]
+     * and waits for them.  False, and no error, when one failed: a peer
+     * that has passed the final barrier may be gone already. */
+    bool (*peek)(const int *pes, size_t npes, const void *src, void *dest, size_t len);
     /* The last finalize, after the final barrier (also undoes a publish
      * whose init failed or never ran). */
     void (*fini)(void);
@@ -159,9 +165,15 @@ shr_status_t shr_remote_publish(const char *routine);
  * transport for the PEs whose shr_g.seg[].peer_base is NULL and sets
  * shr_g.has_remote, shr_g.needs_progress and shr_remote_caps. */
 shr_status_t shr_remote_init(const char *routine);
-/* The last finalize's barrier; false when no peer is remote (the caller's
- * own barrier is cheaper). */
-bool shr_remote_final_barrier(void);
+/* The last finalize's barrier, calling watch() while it waits; false when
+ * no peer is remote (the caller's own barrier is cheaper). */
+bool shr_remote_final_barrier(void (*watch)(void));
+/* The stall watch's read of remote PEs' words (see peek above). */
+static inline bool shr_remote_peek(const int *pes, size_t npes, const void *src, void *dest,
+                                   size_t len)
+{
+    return shr_remote->peek(pes, npes, src, dest, len);
+}
 /* The last finalize (and init's unwinding): back to `none`. */
 void shr_remote_fini(void);
 

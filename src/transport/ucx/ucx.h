@@ -131,6 +131,7 @@ void shr_ucx_quiet_op(shr_ctx_t *ctx, const int *pes, size_t npes);
 void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
 void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *cmpl);
 bool shr_ucx_test_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
+bool shr_ucx_peek_op(const int *pes, size_t npes, const void *src, void *dest, size_t len);
 /* Completes every operation w started on the endpoints of `pes` (NULL: all
  * dirty ones): flushes exactly the endpoints this worker created and used,
  * never the ones peers created towards it (those may wait for a peer's

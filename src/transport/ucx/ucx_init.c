@@ -451,16 +451,27 @@ static shr_status_t shr_ucx_init(const char *routine, unsigned *caps_p)
 /* What waiting PEs do in the final barrier: keep everyone's last
  * operations (and their flushes) moving, napping in between (woken by
  * traffic): the launcher's daemons complete the barrier, and on a busy
- * node a spinning waiter takes the CPU they need. */
+ * node a spinning waiter takes the CPU they need.  Between rounds, core's
+ * watch (`arg`: a shr_ucx_watch_t, its function may be NULL). */
+typedef struct {
+    void (*fn)(void);
+} shr_ucx_watch_t;
+
 static void shr_ucx_fini_progress(void *arg)
 {
-    (void)arg;
+    const shr_ucx_watch_t *watch = arg;
+
     shr_ucx_progress_all();
+    if (watch->fn != NULL) {
+        watch->fn();
+    }
     (void)shr_ucx_nap(SHR_UCX_FINI_NAP_NS);
 }
 
-static bool shr_ucx_final_barrier(void)
+static bool shr_ucx_final_barrier(void (*watch_fn)(void))
 {
+    shr_ucx_watch_t watch = {watch_fn};
+
     if (!shr_ucx.active) {
         return false;
     }
@@ -473,7 +484,7 @@ static bool shr_ucx_final_barrier(void)
         (void)shr_ucx_flush(w, NULL, 0);
     }
     /* nobody releases memory or closes before everybody completed */
-    if (shr_boot_barrier_progress(shr_ucx_fini_progress, NULL) != SHR_OK) {
+    if (shr_boot_barrier_progress(shr_ucx_fini_progress, &watch) != SHR_OK) {
         shr_warn("finalize: the final bootstrap barrier failed; closing anyway");
     }
     return true;
@@ -485,7 +496,7 @@ static void shr_ucx_fini(void)
         return;
     }
     if (shr_ucx.active) {
-        (void)shr_ucx_final_barrier(); /* finalize met already: returns at once */
+        (void)shr_ucx_final_barrier(NULL); /* finalize met already: returns at once */
         shr_ucx_progress_thread_stop();
         /* contexts the program did not destroy, then the pool */
         for (int list = 0; list < 2; list++) {
@@ -561,6 +572,7 @@ const shr_remote_ops_t shr_ucx_ops = {
     .publish = shr_ucx_publish,
     .init = shr_ucx_init,
     .final_barrier = shr_ucx_final_barrier,
+    .peek = shr_ucx_peek_op,
     .fini = shr_ucx_fini,
     .ctx_create = shr_ucx_ctx_create,
     .ctx_destroy = shr_ucx_ctx_destroy,

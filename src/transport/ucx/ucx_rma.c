@@ -359,3 +359,25 @@ bool shr_ucx_test_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
     }
     return true;
 }
+
+/* The final barrier's stall watch reading other PEs' words: every get
+ * posted on the default worker, then waited for together.  A failure ends
+ * nothing: the watch runs only in the final barrier (shr_ucx.finalizing),
+ * where a PE that has passed it may have closed its endpoints already. */
+bool shr_ucx_peek_op(const int *pes, size_t npes, const void *src, void *dest, size_t len)
+{
+    shr_ucx_worker_t *w = shr_ucx.dflt;
+    shr_cmpl_t own = {0, 0};
+    bool posted = true;
+
+    if (!shr_ucx.active) {
+        return false;
+    }
+    shr_ucx_lock(w);
+    for (size_t i = 0; i < npes && posted; i++) {
+        posted = shr_ucx_get(w, (char *)dest + i * len, src, len, pes[i], &own, false) == UCS_OK;
+    }
+    shr_ucx_unlock(w);
+    /* even after a failed post: those posted write into dest and own */
+    return shr_ucx_cmpl_wait(w, &own) == UCS_OK && posted;
+}
