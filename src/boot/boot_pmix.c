@@ -228,12 +228,25 @@ static shr_status_t shr_boot_pmix_get(int rank, const char *key, void **value_p,
     return SHR_OK;
 }
 
+/* Whether a fence must ask for the data.  Slurm's mpi/pmix plugin (22.05,
+ * unless its mpi.conf sets PMIxFenceBarrier) completes a fence that
+ * collects nothing as soon as the PEs of the node have entered it: a
+ * barrier of the node, not of the job -- a node whose PEs all finalize
+ * first would close its endpoints while the others still use them
+ * (docs/multinode.md, "Under Slurm").  A fence that collects meets every
+ * node; what it carries is what the PEs published, a few hundred bytes. */
+static bool shr_boot_pmix_must_collect(bool collect)
+{
+    return collect || shr_boot_px.slurm;
+}
+
 static shr_status_t shr_boot_pmix_fence(bool collect)
 {
     pmix_info_t info;
     bool flag = true;
     pmix_status_t rc;
 
+    collect = shr_boot_pmix_must_collect(collect);
     rc = PMIx_Commit();
     if (rc != PMIX_SUCCESS) {
         shr_boot_pmix_error("commit", rc);
@@ -293,10 +306,17 @@ static void shr_boot_pmix_fence_done(pmix_status_t status, void *cbdata)
 
 static shr_status_t shr_boot_pmix_barrier_progress(void (*progress)(void *arg), void *arg)
 {
+    bool collect = shr_boot_pmix_must_collect(false), flag = true;
+    pmix_info_t info;
     int done = 0;
-    pmix_status_t rc = PMIx_Fence_nb(NULL, 0, NULL, 0, shr_boot_pmix_fence_done, &done);
 
+    PMIX_INFO_CONSTRUCT(&info);
+    PMIX_INFO_LOAD(&info, PMIX_COLLECT_DATA, &flag, PMIX_BOOL);
+    /* info lives until the fence completed: this function waits for it */
+    pmix_status_t rc = PMIx_Fence_nb(NULL, 0, collect ? &info : NULL, collect ? 1 : 0,
+                                     shr_boot_pmix_fence_done, &done);
     if (rc != PMIX_SUCCESS) {
+        PMIX_INFO_DESTRUCT(&info);
         shr_boot_pmix_error("fence", rc);
         return SHR_ERR_PEER_LOST;
     }
@@ -304,6 +324,7 @@ static shr_status_t shr_boot_pmix_barrier_progress(void (*progress)(void *arg), 
         progress(arg);
         sched_yield();
     }
+    PMIX_INFO_DESTRUCT(&info);
     return done > 0 ? SHR_OK : SHR_ERR_PEER_LOST;
 }
 

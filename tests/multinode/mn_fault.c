@@ -2,6 +2,9 @@
  *   hello               init, report PE/host/node layout, barrier, finalize
  *   ring                every PE puts 1024 longs into the next PE's array,
  *                       barrier, checks what the previous PE put
+ *   first VICTIM        VICTIM calls shmem_finalize at once, the others
+ *                       0.3 s later: the final barrier must hold VICTIM
+ *                       until they come (its endpoints stay open)
  *   kill VICTIM         VICTIM kills itself (SIGKILL) while the others wait in
  *                       a barrier; the launcher must end the job
  *   kill-busy VICTIM    the same while the others get from VICTIM in a loop
@@ -50,6 +53,16 @@ int main(int argc, char **argv)
             CHECK_EQ(ring[i], (long)prev * 100000 + i);
         }
         return test_pass("mn_fault ring");
+    }
+    if (strcmp(mode, "first") == 0) {
+        shmem_long_p(&word, me, (me + 1) % n); /* an endpoint to another node */
+        shmem_barrier_all();
+        if (me != victim) {
+            usleep(300000);
+        }
+        shmem_finalize();
+        printf("PE %d finalized\n", me);
+        return 0;
     }
     shmem_barrier_all();
     if (strcmp(mode, "wait") == 0) {
