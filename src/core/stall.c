@@ -10,6 +10,7 @@
 
 #include <shmem_defs.h>
 
+#include "core/remote.h"
 #include "core/state.h"
 #include "core/team.h"
 #include "util/log.h"
@@ -19,16 +20,26 @@
 enum { STALL_NAPS, STALL_NAP_WAITS, STALL_END, STALL_WORDS };
 #define SHR_STALL_THREADED 0x100u
 
+/* What each PE keeps in the internal heap (the same offset everywhere). */
+typedef struct {
+    uint64_t word[STALL_WORDS];
+    char host[64]; /* where the PE runs, for the report */
+} shr_stall_rec_t;
+
 /* Samples 100 ms apart; stalled when two intervals in a row saw every PE
  * outside the barrier nap and none of them leave its wait. */
 #define SHR_STALL_SAMPLE_NS 100000000ull
 #define SHR_STALL_INTERVALS 2
 
-static uint64_t *shr_stall_words; /* this PE's; the same offset on every PE */
+static shr_stall_rec_t *shr_stall_rec; /* this PE's */
 
 static struct {
     uint64_t next_ns;
     uint64_t *naps, *waits;       /* [n_pes] at the previous sample */
+    uint64_t *ends;               /* [n_pes] end words; another node's PE is read
+                                     again only while it was still running */
+    uint64_t *cur;                /* [n_pes][STALL_WORDS] this sample's words */
+    int *far;                     /* [n_pes] the other nodes' PEs to read */
     int intervals;                /* consecutive intervals that looked stalled */
     bool sampled;
 } shr_stall_w;
@@ -40,10 +51,20 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+static void stall_state_free(void)
+{
+    free(shr_stall_w.naps);
+    free(shr_stall_w.waits);
+    free(shr_stall_w.ends);
+    free(shr_stall_w.cur);
+    free(shr_stall_w.far);
+    memset(&shr_stall_w, 0, sizeof(shr_stall_w));
+}
+
 shr_status_t shr_stall_init(const char *routine)
 {
     size_t offset;
-    shr_status_t status = shr_heap_alloc(&shr_g.internal_heap, STALL_WORDS * sizeof(uint64_t),
+    shr_status_t status = shr_heap_alloc(&shr_g.internal_heap, sizeof(shr_stall_rec_t),
                                          SHR_CACHE_LINE, &offset);
 
     if (status != SHR_OK) {
@@ -51,43 +72,60 @@ shr_status_t shr_stall_init(const char *routine)
                   "SHIMMER_INTERNAL_HEAP_SIZE", routine);
         return status;
     }
-    uint64_t *words = shr_internal_addr(offset);
-    words[STALL_NAPS] = 0;
-    words[STALL_NAP_WAITS] = 0;
-    words[STALL_END] = shr_g.thread_level == SHMEM_THREAD_MULTIPLE ? SHR_STALL_THREADED : 0;
-    free(shr_stall_w.naps);
-    free(shr_stall_w.waits);
-    memset(&shr_stall_w, 0, sizeof(shr_stall_w));
-    __atomic_store_n(&shr_stall_words, words, __ATOMIC_RELEASE);
+    shr_stall_rec_t *rec = shr_internal_addr(offset);
+    rec->word[STALL_NAPS] = 0;
+    rec->word[STALL_NAP_WAITS] = 0;
+    rec->word[STALL_END] = shr_g.thread_level == SHMEM_THREAD_MULTIPLE ? SHR_STALL_THREADED : 0;
+    snprintf(rec->host, sizeof(rec->host), "%s", shr_g.host);
+    stall_state_free();
+    __atomic_store_n(&shr_stall_rec, rec, __ATOMIC_RELEASE);
     return SHR_OK;
 }
 
 void shr_stall_note_nap(bool first)
 {
-    uint64_t *words = __atomic_load_n(&shr_stall_words, __ATOMIC_ACQUIRE);
+    shr_stall_rec_t *rec = __atomic_load_n(&shr_stall_rec, __ATOMIC_ACQUIRE);
 
-    if (words == NULL) {
+    if (rec == NULL) {
         return;
     }
-    __atomic_fetch_add(&words[STALL_NAPS], 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&rec->word[STALL_NAPS], 1, __ATOMIC_RELAXED);
     if (first) {
-        __atomic_fetch_add(&words[STALL_NAP_WAITS], 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&rec->word[STALL_NAP_WAITS], 1, __ATOMIC_RELAXED);
     }
 }
 
 void shr_stall_enter_final(shr_stall_end_t how)
 {
-    if (shr_stall_words != NULL) {
-        __atomic_fetch_or(&shr_stall_words[STALL_END], (uint64_t)how, __ATOMIC_RELEASE);
+    if (shr_stall_rec != NULL) {
+        __atomic_fetch_or(&shr_stall_rec->word[STALL_END], (uint64_t)how, __ATOMIC_RELEASE);
     }
 }
 
-/* Through the mapping only: a remote read could race with a peer that has
- * passed the final barrier and closed its endpoints. */
+static bool is_mapped(int pe)
+{
+    return shr_g.seg[SHR_SEG_HEAP].peer_base[pe] != NULL;
+}
+
+/* A PE of this node, through the mapping. */
 static uint64_t read_word(int pe, int word)
 {
-    const uint64_t *peer = shr_ptr(&shr_stall_words[word], pe);
+    const uint64_t *peer = shr_ptr(&shr_stall_rec->word[word], pe);
     return __atomic_load_n(peer, __ATOMIC_ACQUIRE);
+}
+
+/* Where `pe` runs, into buf; "another node" when it cannot be read. */
+static void pe_host(int pe, char *buf, size_t size)
+{
+    char host[sizeof(shr_stall_rec->host)] = "";
+
+    if (is_mapped(pe)) {
+        memcpy(host, shr_ptr(shr_stall_rec->host, pe), sizeof(host));
+    } else if (!shr_remote_peek(&pe, 1, shr_stall_rec->host, host, sizeof(host))) {
+        snprintf(host, sizeof(host), "another node");
+    }
+    host[sizeof(host) - 1] = '\0';
+    snprintf(buf, size, "%s", host);
 }
 
 /* "PE 3" or "PEs 0-2,5": the PEs whose ends[] is `want`. */
@@ -114,15 +152,22 @@ static void pe_list(char *buf, size_t size, const uint64_t *ends, shr_stall_end_
 
 static _Noreturn void report(const uint64_t *ends)
 {
-    char waiting[256], left[256], why[768];
-    bool any_left = false;
+    char waiting[256], left[256], why[768], host[64];
+    int n_left = 0, first_left = -1;
 
     for (int pe = 0; pe < shr_g.n_pes; pe++) {
-        any_left |= (ends[pe] & 0xff) == SHR_STALL_AT_EXIT;
+        if ((ends[pe] & 0xff) == SHR_STALL_AT_EXIT) {
+            first_left = n_left++ == 0 ? pe : first_left;
+        }
     }
     pe_list(waiting, sizeof(waiting), ends, SHR_STALL_RUNNING);
-    if (any_left) {
+    if (n_left > 0) {
         pe_list(left, sizeof(left), ends, SHR_STALL_AT_EXIT);
+        if (n_left == 1) {
+            pe_host(first_left, host, sizeof(host));
+            size_t used = strlen(left);
+            snprintf(left + used, sizeof(left) - used, " (on %s)", host);
+        }
         snprintf(why, sizeof(why), "%s left main without calling shmem_finalize while %s "
                  "wait inside the library for something no PE will do", left, waiting);
         shr_error("exit: %s; ending the job (call shmem_finalize on every PE after its last "
@@ -138,49 +183,109 @@ static _Noreturn void report(const uint64_t *ends)
     shr_fatal(1, why);
 }
 
+/* This sample's words of every PE into shr_stall_w.cur (and the end words
+ * into .ends): this node's through the mapping, the other nodes' still
+ * running through the remote transport.  False when this PE need not
+ * watch (a lower PE of its node is in the final barrier: it watches for
+ * the node) or a remote read failed (the job is ending anyway). */
+static bool stall_sample(void)
+{
+    int n = shr_g.n_pes, n_far = 0;
+    uint64_t *cur = shr_stall_w.cur;
+
+    for (int pe = 0; pe < n; pe++) {
+        uint64_t *w = &cur[(size_t)pe * STALL_WORDS];
+        if (pe == shr_g.my_pe) {
+            w[STALL_END] = shr_stall_rec->word[STALL_END];
+        } else if (is_mapped(pe)) {
+            w[STALL_END] = read_word(pe, STALL_END);
+            if (pe < shr_g.my_pe && (w[STALL_END] & 0xff) != SHR_STALL_RUNNING) {
+                return false;
+            }
+            w[STALL_NAPS] = read_word(pe, STALL_NAPS);
+            w[STALL_NAP_WAITS] = read_word(pe, STALL_NAP_WAITS);
+        } else if ((shr_stall_w.ends[pe] & 0xff) == SHR_STALL_RUNNING) {
+            shr_stall_w.far[n_far++] = pe; /* read below */
+            continue;
+        } else {
+            w[STALL_END] = shr_stall_w.ends[pe]; /* in the final barrier: stays there */
+        }
+        shr_stall_w.ends[pe] = w[STALL_END];
+    }
+    if (n_far == 0) {
+        return true;
+    }
+    uint64_t got[64 * STALL_WORDS];
+    for (int i = 0; i < n_far; i += 64) {
+        int count = n_far - i < 64 ? n_far - i : 64;
+        if (!shr_remote_peek(&shr_stall_w.far[i], (size_t)count, shr_stall_rec->word, got,
+                             sizeof(shr_stall_rec->word))) {
+            return false;
+        }
+        for (int k = 0; k < count; k++) {
+            int pe = shr_stall_w.far[i + k];
+            memcpy(&cur[(size_t)pe * STALL_WORDS], &got[k * STALL_WORDS],
+                   sizeof(shr_stall_rec->word));
+            shr_stall_w.ends[pe] = got[k * STALL_WORDS + STALL_END];
+        }
+    }
+    return true;
+}
+
 void shr_stall_watch(void)
 {
     uint64_t now = now_ns();
     int n = shr_g.n_pes;
 
-    if (shr_stall_words == NULL || shr_g.has_remote || now < shr_stall_w.next_ns) {
-        return; /* a job with remote PEs is not watched (read_word) */
+    if (shr_stall_rec == NULL || now < shr_stall_w.next_ns) {
+        return;
+    }
+    if (shr_stall_w.next_ns == 0 && shr_g.has_remote) {
+        /* the first sample one interval in: a finalize whose PEs all
+         * arrive meanwhile sends nothing over the network */
+        shr_stall_w.next_ns = now + SHR_STALL_SAMPLE_NS;
+        return;
     }
     shr_stall_w.next_ns = now + SHR_STALL_SAMPLE_NS;
     if (shr_stall_w.naps == NULL) {
         shr_stall_w.naps = calloc((size_t)n, sizeof(uint64_t));
         shr_stall_w.waits = calloc((size_t)n, sizeof(uint64_t));
-        if (shr_stall_w.naps == NULL || shr_stall_w.waits == NULL) {
-            return; /* retried at the next sample */
+        shr_stall_w.ends = calloc((size_t)n, sizeof(uint64_t));
+        shr_stall_w.cur = calloc((size_t)n * STALL_WORDS, sizeof(uint64_t));
+        shr_stall_w.far = calloc((size_t)n, sizeof(int));
+        if (shr_stall_w.naps == NULL || shr_stall_w.waits == NULL || shr_stall_w.ends == NULL ||
+            shr_stall_w.cur == NULL || shr_stall_w.far == NULL) {
+            stall_state_free(); /* retried at the next sample */
+            shr_stall_w.next_ns = now + SHR_STALL_SAMPLE_NS;
+            return;
         }
     }
-    uint64_t *ends = calloc((size_t)n, sizeof(uint64_t));
-    if (ends == NULL) {
+    if (!stall_sample()) {
+        shr_stall_w.sampled = false;
+        shr_stall_w.intervals = 0;
         return;
     }
     bool stalled = shr_stall_w.sampled;
     int outside = 0, reporter = shr_g.my_pe;
     for (int pe = 0; pe < n; pe++) {
-        ends[pe] = pe == shr_g.my_pe ? shr_stall_words[STALL_END] : read_word(pe, STALL_END);
-        if ((ends[pe] & 0xff) != SHR_STALL_RUNNING) {
+        const uint64_t *w = &shr_stall_w.cur[(size_t)pe * STALL_WORDS];
+        if ((w[STALL_END] & 0xff) != SHR_STALL_RUNNING) {
             reporter = pe < reporter ? pe : reporter;
             continue;
         }
-        uint64_t naps = read_word(pe, STALL_NAPS), waits = read_word(pe, STALL_NAP_WAITS);
         /* not napping since the last sample (running program code, or a wait
          * still spinning), or a new wait since: the PE moves */
-        if ((ends[pe] & SHR_STALL_THREADED) || naps == shr_stall_w.naps[pe] ||
-            waits != shr_stall_w.waits[pe]) {
+        if ((w[STALL_END] & SHR_STALL_THREADED) || w[STALL_NAPS] == shr_stall_w.naps[pe] ||
+            w[STALL_NAP_WAITS] != shr_stall_w.waits[pe]) {
             stalled = false;
         }
-        shr_stall_w.naps[pe] = naps;
-        shr_stall_w.waits[pe] = waits;
+        shr_stall_w.naps[pe] = w[STALL_NAPS];
+        shr_stall_w.waits[pe] = w[STALL_NAP_WAITS];
         outside++;
     }
     shr_stall_w.sampled = true;
     shr_stall_w.intervals = stalled && outside > 0 ? shr_stall_w.intervals + 1 : 0;
     if (shr_stall_w.intervals >= SHR_STALL_INTERVALS && reporter == shr_g.my_pe) {
-        report(ends);
+        report(shr_stall_w.ends);
     }
-    free(ends);
 }

@@ -10,9 +10,25 @@
  * Each PE owns a few words of the internal heap (same offset everywhere):
  * how many naps its waits took and how many waits reached napping (written
  * only in the wait primitive's nap path, which already costs a system call),
- * and whether and how it is finishing.  A PE in the final barrier samples
- * everybody's words through the mapping; a job with PEs on other nodes is
- * not watched (see read_word in stall.c).
+ * whether and how it is finishing, and its host's name.  Every 100 ms the
+ * lowest PE of each node in the final barrier samples everybody's words
+ * (the lowest PE in it job-wide reports): this node's through the mapping,
+ * other nodes' through the remote transport's peek (a get from the
+ * internal heap) -- only those last seen outside the final barrier, and
+ * not before it has lasted one interval (a finalize whose PEs arrive
+ * together sends nothing over the network).
+ *
+ * The reads are safe against teardown: a PE read that was outside the
+ * final barrier at the last sample either still is (its endpoints open) or
+ * entered it last and completed it; it may then close its endpoints under
+ * the read, which fails, and peek reports that without error (the
+ * transport is finishing): the sample is dropped.  A PE that left main is
+ * never torn down under the watch: it waits in the same barrier, which
+ * cannot complete while anybody waits elsewhere.  Not the boot KVS
+ * instead: a napping PE would have to publish its words (a PMIx commit per
+ * nap), visible to readers only after a fence.  Not one PE per node
+ * gathering its node's words for the others: the reads across nodes stay,
+ * and that PE would need a thread of its own while it waits.
  */
 #ifndef SHR_STALL_H
 #define SHR_STALL_H

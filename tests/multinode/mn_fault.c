@@ -10,8 +10,10 @@
  *   kill-busy VICTIM    the same while the others get from VICTIM in a loop
  *                       (the remote transport sees the peer vanish)
  *   segv VICTIM         as kill, with SIGSEGV
- *   return VICTIM S     VICTIM returns S from main without shmem_finalize
- *                       while the others wait in a barrier
+ *   return VICTIM S [wait]
+ *                       VICTIM returns S from main without shmem_finalize
+ *                       while the others wait in a barrier (with `wait`: in
+ *                       a wait_until on a word nobody writes)
  *   exit VICTIM STATUS  VICTIM calls shmem_global_exit(STATUS), the others
  *                       wait in a barrier
  *   wait                every PE waits for a word nobody writes (the test
@@ -81,13 +83,19 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "return") == 0) {
         if (me == victim) {
+            struct timespec at;
             usleep(200000); /* let the others reach their barrier */
-            printf("PE %d returns %d from main without shmem_finalize\n", me,
-                   argc > 3 ? atoi(argv[3]) : 0);
+            clock_gettime(CLOCK_REALTIME, &at); /* the hosts share the clock */
+            printf("PE %d returns %d from main without shmem_finalize at %ld.%09ld\n", me,
+                   argc > 3 ? atoi(argv[3]) : 0, (long)at.tv_sec, at.tv_nsec);
             fflush(stdout);
             return argc > 3 ? atoi(argv[3]) : 0;
         }
-        shmem_barrier_all();
+        if (argc > 4 && strcmp(argv[4], "wait") == 0) {
+            shmem_long_wait_until(&word, SHMEM_CMP_EQ, 1);
+        } else {
+            shmem_barrier_all();
+        }
         sleep(60); /* never reached in a working library */
         return 1;
     }

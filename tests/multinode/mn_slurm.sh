@@ -199,7 +199,7 @@ end_case() {
 end_case "-N2, PE 3 returns 3 without finalize" 2 3 "without calling shmem_finalize" return 3 3
 end_case "-N1, PE 3 returns 3 without finalize" 1 3 "without calling shmem_finalize" return 3 3
 end_case "-N1, PE 2 returns 0 without finalize, the others wait" 1 1 \
-    "PE 2 left main without calling shmem_finalize" return 2 0
+    "PE 2 \(on ${P}0\) left main without calling shmem_finalize" return 2 0
 end_case "-N2, PE 3 (alone on its node) killed by SIGKILL" 2 137 "task 3: Killed" kill 3
 end_case "-N2, PE 3 (alone on its node) killed by SIGSEGV" 2 139 "task 3: Segmentation fault" segv 3
 # (srun may fold the dead PE into one line with the PEs it then killed:

@@ -644,8 +644,9 @@ def expect_prompt(elapsed, err):
 
 def ending_left_waiting(mode):
     rc, out, err, elapsed = run_ending(mode)
-    expect(rc, out, err, 1, [r"(?m)^shimmer: error: \[pe 3 \S+\] exit: PE 3 left main without calling "
-                             r"shmem_finalize while PEs 0-2 wait inside the library.*call shmem_finalize"])
+    expect(rc, out, err, 1, [r"(?m)^shimmer: error: \[pe 3 (\S+)\] exit: PE 3 \(on \1\) left main "
+                             r"without calling shmem_finalize while PEs 0-2 wait inside the "
+                             r"library.*call shmem_finalize"])
     expect_prompt(elapsed, err)
 
 
