@@ -23,14 +23,7 @@ set -u
 OSHRUN=$1
 PROG=$2
 MN_RUN=$3
-HERE=$(cd "$(dirname "$0")" && pwd)
-export NETNS_CLUSTER_PREFIX=${MN_PREFIX:-shmn}
-export NETNS_CLUSTER_NET=${MN_NET:-10.214.0}
-P=$NETNS_CLUSTER_PREFIX
-
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+. "$(dirname "$0")/mn_common.sh"
 
 # ---- 2 first: needs no root -------------------------------------------------
 t0=$(date +%s.%N)
@@ -48,10 +41,7 @@ rm -f /tmp/mn_foreign.$$
 [ "$(id -u)" = 0 ] || { echo "SKIP: the rest needs root (network namespaces)"; exit 77; }
 command -v mpirun >/dev/null || { echo "SKIP: no mpirun (install openmpi-bin)"; exit 77; }
 "$MN_RUN" setup > /dev/null || exit $?
-for c in "${NETNS_CLUSTER:-}" "$HERE/../../../shared/tools/netns-cluster" \
-         "$HERE/netns-cluster"; do
-    if [ -n "$c" ] && [ -x "$c" ]; then CLUSTER=$c; break; fi
-done
+find_cluster || { echo "netns-cluster not found (set NETNS_CLUSTER=path)"; exit 1; }
 FLAGS=$("$CLUSTER" mpiflags)
 ROOT=--allow-run-as-root
 on_head() { timeout 120 "$CLUSTER" exec "${P}0" "cd /tmp && $*"; }

@@ -27,10 +27,7 @@ OSHRUN=$1
 PROG=$2
 HELLO=$3
 MN_RUN=$4
-HERE=$(cd "$(dirname "$0")" && pwd)
-export NETNS_CLUSTER_PREFIX=${MN_PREFIX:-shmn}
-export NETNS_CLUSTER_NET=${MN_NET:-10.214.0}
-P=$NETNS_CLUSTER_PREFIX
+. "$(dirname "$0")/mn_common.sh"
 NET=$NETNS_CLUSTER_NET
 
 skip() { echo "SKIP: $*"; exit 77; }
@@ -43,14 +40,7 @@ plugdir=$(dirname "$(find /usr/lib* -name 'mpi_pmix.so' -path '*slurm*' 2>/dev/n
 [ -f "$plugdir/mpi_pmix.so" ] || skip "Slurm has no mpi/pmix plugin (slurm-wlm-basic-plugins)"
 [ "$(id -u)" = 0 ] || skip "the Slurm daemons run in network namespaces: run as root"
 "$MN_RUN" setup > /dev/null || exit $?
-for c in "${NETNS_CLUSTER:-}" "$HERE/../../../shared/tools/netns-cluster" \
-         "$HERE/netns-cluster"; do
-    if [ -n "$c" ] && [ -x "$c" ]; then CLUSTER=$c; break; fi
-done
-
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { echo "ok: $*"; }
+find_cluster || { echo "netns-cluster not found (set NETNS_CLUSTER=path)"; exit 1; }
 
 # ---- the cluster --------------------------------------------------------------
 D=$(mktemp -d /tmp/mn_slurm.XXXXXX)
