@@ -13,6 +13,10 @@
 #      job is left on any host and nothing new in /dev/shm; through oshrun
 #      --hostfile the job ends with status 137 (measured within 0.1 s of the
 #      death; checked with a 2 s liveness bound);
+#      a PE that returns 0 without shmem_finalize while the others wait,
+#      two of them on the other host, ends the job (oshrun --hostfile)
+#      with status 1 and the line naming it and its host (the library's
+#      stall watch);
 #   4. shmem_global_exit(7) on another host ends the job with status 7;
 #      kill -9 of mpirun while every PE waits: every PE on every host ends
 #      by itself (PMIx lost-connection event; measured 1.0 s, bound 5 s);
@@ -124,6 +128,29 @@ for round in 1 2 3; do
         fail "oshrun --hostfile kill: status $rc, ${took} s: $out"
     fi
 done
+
+# a PE returns 0 without shmem_finalize while the others wait (2 slots a
+# host: PEs 0-1 on ${P}0, 2-3 on ${P}1): the library's stall watch reads the
+# waiting PEs of the other host through UCX; the job ends through
+# PMIx_Abort with status 1 and the line naming the PE and its host
+for args in "3 0" "0 0 wait"; do
+    victim=${args%% *}
+    vhost=${P}$((victim / 2))
+    where="a barrier"
+    [[ $args == *wait ]] && where="wait_until"
+    out=$(on_head "$OSHRUN --hostfile $hf -n 4 --timeout 30 $UCXX $PROG return $args; echo \"status \$? ended \$(date +%s.%N)\"" 2>&1)
+    left=$(sed -n 's/.* without shmem_finalize at \([0-9.]*\)$/\1/p' <<< "$out")
+    ended=$(sed -n 's/^status [0-9]* ended \([0-9.]*\)$/\1/p' <<< "$out")
+    rc=$(sed -n 's/^status \([0-9]*\) ended.*/\1/p' <<< "$out")
+    took=$(awk -v a="$left" -v b="$ended" 'BEGIN { printf "%.2f", b - a }')
+    line="PE $victim (on $vhost) left main without calling shmem_finalize while PEs"
+    if [ "$rc" = 1 ] && grep -qF "$line" <<< "$out"; then
+        ok "oshrun --hostfile, PE $victim returns 0 without finalize, the others in $where: status 1, job over ${took} s after its return"
+    else
+        fail "oshrun --hostfile, PE $victim returns 0 without finalize: status $rc, ${took} s: $out"
+    fi
+done
+
 unset OMPI_MCA_plm_rsh_agent OMPI_MCA_oob_tcp_if_include OMPI_MCA_btl_tcp_if_include \
       OMPI_MCA_hwloc_base_binding_policy
 

@@ -14,8 +14,9 @@
 #      srun --mpi=pmix and says so;
 #   3. a PE that returns 3 from main without shmem_finalize ends the job with
 #      status 3 (the library's exit hook aborts through PMIx), one node and
-#      two; one that returns 0 while the others wait on its node ends the job
-#      with a message naming it (the library's stall watch);
+#      two; one that returns 0 while the others wait (in a barrier or a
+#      wait_until, on its node or the other) ends the job with a message
+#      naming it and its host (the library's stall watch);
 #   4. a PE killed by SIGKILL or SIGSEGV ends the job with that PE's status
 #      (137, 139, not 1) and srun's line naming the task, its node and the
 #      signal -- also when it was the only PE of its node, where srun alone
@@ -177,8 +178,8 @@ end_case() {
     run "timeout 60 srun --mpi=pmix -N$nodes -n4 $PROG $*"
     t1=$(date +%s.%N)
     local took died since="from the start"
-    died=$(sed -n 's/.* kills itself at \([0-9.]*\)$/\1/p' "$OUT")
-    [ -n "$died" ] && t0=$died && since="after the death"
+    died=$(sed -n 's/.* \(kills itself\|without shmem_finalize\) at \([0-9.]*\)$/\2/p' "$OUT")
+    [ -n "$died" ] && t0=$died && since="after the PE's end"
     took=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')
     if [ $rc = "$want" ] && grep -q -E "$pattern" "$OUT"; then
         ok "$what: status $rc, srun ended ${took} s $since: $(grep -m1 -E "$pattern" "$OUT")"
@@ -190,6 +191,13 @@ end_case "-N2, PE 3 returns 3 without finalize" 2 3 "without calling shmem_final
 end_case "-N1, PE 3 returns 3 without finalize" 1 3 "without calling shmem_finalize" return 3 3
 end_case "-N1, PE 2 returns 0 without finalize, the others wait" 1 1 \
     "PE 2 \(on ${P}0\) left main without calling shmem_finalize" return 2 0
+# the PEs waiting are all on the other node: the watch reads them through UCX
+end_case "-N2, PE 3 (alone on its node) returns 0 without finalize, the others in a barrier" \
+    2 1 "PE 3 \(on ${P}1\) left main without calling shmem_finalize while PEs 0-2 wait" \
+    return 3 0
+end_case "-N2, PE 0 returns 0 without finalize, the others in wait_until" 2 1 \
+    "PE 0 \(on ${P}0\) left main without calling shmem_finalize while PEs 1-3 wait" \
+    return 0 0 wait
 end_case "-N2, PE 3 (alone on its node) killed by SIGKILL" 2 137 "task 3: Killed" kill 3
 end_case "-N2, PE 3 (alone on its node) killed by SIGSEGV" 2 139 "task 3: Segmentation fault" segv 3
 # (srun may fold the dead PE into one line with the PEs it then killed:
