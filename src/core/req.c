@@ -244,15 +244,6 @@ void shr_req_note_pe(shr_req_t *part, int pe)
 
 /* ---- the operations that reach the remote transport ---- */
 
-static void require_symmetric(const char *fn, const char *what, const void *addr, size_t len)
-{
-    if (shr_seg_find(addr, len) < 0) {
-        shr_check_fail(fn, "%s %p is not a symmetric address (neither in the symmetric heap "
-                       "nor a global or static variable of the program); allocate it with "
-                       "shmem_malloc or make it a global variable", what, addr);
-    }
-}
-
 void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                       int pe, shr_req_t **req_p)
 {
@@ -299,10 +290,10 @@ void shr_req_strided_slow(const char *fn, shr_ctx_t *ctx, bool put, void *dest, 
         char *d = (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem;
         const char *s = (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elem;
         if (put) {
-            require_symmetric(fn, "dest", d, len);
+            shr_rma_require_symmetric(fn, "dest", d, len);
             shr_remote->put(ctx, d, s, len, pe, &p->cmpl);
         } else {
-            require_symmetric(fn, "source", s, len);
+            shr_rma_require_symmetric(fn, "source", s, len);
             shr_remote->get(ctx, d, s, len, pe, &p->cmpl);
         }
     }

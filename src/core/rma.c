@@ -8,15 +8,13 @@
 #include "core/remote.h"
 #include "core/rma_inline.h"
 
-/* A symmetric address whose peer is not mapped is remote; anything else is
- * a user error. */
-static void require_symmetric(const char *what, const void *addr, size_t len)
+void shr_rma_require_symmetric(const char *fn, const char *what, const void *addr, size_t len)
 {
     if (shr_seg_find(addr, len) < 0) {
-        shr_check_fail("shmem", "%s %p is not a symmetric address (neither in the symmetric "
-                       "heap nor a global or static variable of the program); allocate it "
-                       "with shmem_malloc or make it a global variable (SHMEM_DEBUG=1 names "
-                       "the routine)", what, addr);
+        shr_check_fail(fn != NULL ? fn : "shmem", "%s %p is not a symmetric address (neither in "
+                       "the symmetric heap nor a global or static variable of the program); "
+                       "allocate it with shmem_malloc or make it a global variable%s", what, addr,
+                       fn != NULL ? "" : " (SHMEM_DEBUG=1 names the routine)");
     }
 }
 
@@ -31,7 +29,7 @@ void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
     if (len == 0) {
         return;
     }
-    require_symmetric("dest", dest, len);
+    shr_rma_require_symmetric(fn, "dest", dest, len);
     shr_remote->put(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : NULL);
 }
 
@@ -44,7 +42,7 @@ void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
     if (len == 0) {
         return;
     }
-    require_symmetric("source", src, len);
+    shr_rma_require_symmetric(fn, "source", src, len);
     shr_remote->get(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : NULL);
 }
 
@@ -68,7 +66,7 @@ void shr_rma_iput_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *s
     }
     for (size_t i = 0; i < nblocks; i++) {
         char *d = (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem;
-        require_symmetric("dest", d, len);
+        shr_rma_require_symmetric(fn, "dest", d, len);
         shr_remote->put(ctx, d, (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elem, len,
                         pe, &blocks);
     }
@@ -92,7 +90,7 @@ void shr_rma_iget_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *s
     }
     for (size_t i = 0; i < nblocks; i++) {
         const char *s = (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elem;
-        require_symmetric("source", s, len);
+        shr_rma_require_symmetric(fn, "source", s, len);
         shr_remote->get(ctx, (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem, s, len, pe,
                         &blocks);
     }
@@ -113,7 +111,7 @@ uint64_t shr_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *des
         shr_check_user_transfer(fn, "dest", dest, size, NULL, NULL, pe);
         shr_check_aligned(fn, "dest", dest, size);
     }
-    require_symmetric("dest", dest, size);
+    shr_rma_require_symmetric(fn, "dest", dest, size);
     shr_remote->amo(ctx, op, fetches ? &old : NULL, dest, value, cond, size, pe,
                     fetches ? NULL : &ctx->cmpl);
     return size == 4 ? old.u32 : old.u64;
@@ -126,7 +124,7 @@ void shr_amo_nbi_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fet
         shr_check_user_transfer(fn, "dest", dest, size, "fetch", fetch, pe);
         shr_check_aligned(fn, "dest", dest, size);
     }
-    require_symmetric("dest", dest, size);
+    shr_rma_require_symmetric(fn, "dest", dest, size);
     shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &ctx->cmpl);
 }
 
@@ -139,9 +137,9 @@ void shr_put_signal_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void 
         shr_check_aligned(fn, "sig_addr", sig_addr, sizeof(uint64_t));
     }
     if (len != 0) {
-        require_symmetric("dest", dest, len);
+        shr_rma_require_symmetric(fn, "dest", dest, len);
     }
-    require_symmetric("sig_addr", sig_addr, sizeof(uint64_t));
+    shr_rma_require_symmetric(fn, "sig_addr", sig_addr, sizeof(uint64_t));
     shr_remote->put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, pe,
                            nbi ? &ctx->cmpl : NULL);
 }

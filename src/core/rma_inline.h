@@ -97,6 +97,12 @@ SHR_COLD void shr_rma_iget_slow(const char *fn, shr_ctx_t *ctx, void *dest, cons
                                 ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
                                 size_t elem, int pe);
 
+/* A remote transfer's symmetric end (`what` names it): in some segment,
+ * the library's own included, or the job ends (fn NULL: a library-internal
+ * transfer). */
+SHR_COLD void shr_rma_require_symmetric(const char *fn, const char *what, const void *addr,
+                                        size_t len);
+
 /* Where [addr, addr+len) of `pe` is mapped here, or NULL (see the contract). */
 static SHR_ALWAYS_INLINE void *shr_rma_map(const char *fn, const void *addr, size_t len, int pe)
 {
