@@ -119,11 +119,7 @@ shr_status_t shr_ctx_create(shr_team_t *team, long options, const char *routine,
     ctx->session_total_ops = SIZE_MAX;
     ctx->transport = NULL;
     ctx->cmpl = (shr_cmpl_t){0, 0};
-    ctx->n_pes = team->n_pes;
-    ctx->pe_start = team->start;
-    ctx->pe_stride = team->stride;
-    ctx->world_pes = team->world_pes;
-    ctx->team = team;
+    shr_ctx_bind(ctx, team);
 
     shr_status_t status = shr_remote_ctx_create(ctx, routine);
     if (status != SHR_OK) {

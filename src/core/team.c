@@ -99,15 +99,6 @@ static void team_set_slot(shr_team_t *team, int slot)
     team->agree = team->sync + pool.sync_words;
 }
 
-static void ctx_bind(shr_ctx_t *ctx, shr_team_t *team)
-{
-    ctx->team = team;
-    ctx->n_pes = team->n_pes;
-    ctx->pe_start = team->start;
-    ctx->pe_stride = team->stride;
-    ctx->world_pes = team->world_pes;
-}
-
 /* ---- the agreement ------------------------------------------------------ */
 
 /* ORs data[0..nwords) over all members of `team`; every member ends with
@@ -598,7 +589,7 @@ shr_status_t shr_team_init(const char *routine)
     team_set_slot(shared, SLOT_SHARED);
 
     memset(shr_ctx_default, 0, sizeof(*shr_ctx_default));
-    ctx_bind(shr_ctx_default, world);
+    shr_ctx_bind(shr_ctx_default, world);
     shr_ctx_default->predefined = true;
     shr_ctx_default->magic = SHR_CTX_MAGIC;
     if (!shr_handle_register(SHR_HANDLE_TEAM, world) ||

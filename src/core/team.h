@@ -94,6 +94,17 @@ static inline int shr_ctx_world_pe(const shr_ctx_t *ctx, int pe)
     return ctx->world_pes != NULL ? ctx->world_pes[pe] : ctx->pe_start + pe * ctx->pe_stride;
 }
 
+/* Points ctx at team: the team's PE translation is copied into the context
+ * for the fast path's range check and PE mapping. */
+static inline void shr_ctx_bind(shr_ctx_t *ctx, shr_team_t *team)
+{
+    ctx->team = team;
+    ctx->n_pes = team->n_pes;
+    ctx->pe_start = team->start;
+    ctx->pe_stride = team->stride;
+    ctx->world_pes = team->world_pes;
+}
+
 /* Team number of world PE `world_pe` in `team`, or -1 if not a member. */
 int shr_team_pe_of_world(const shr_team_t *team, int world_pe);
 
