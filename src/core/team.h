@@ -57,7 +57,6 @@ struct shmem_team_impl {
     /* ---- team.c's own ---- */
     uint32_t magic;         /* SHR_TEAM_MAGIC while live, 0 once destroyed */
     uint64_t *agree;        /* the slot's agreement area (after sync's words) */
-    uint64_t agree_epoch;   /* agreements run on this team (same on all members) */
     shr_team_t *next;       /* list of live user teams / of recycled structs */
     shr_team_t *prev;
 };
