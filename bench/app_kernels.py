@@ -118,6 +118,11 @@ class Split:
         self.others = [(f, 100.0 * t / wall) for f, t in sorted(rest.items(), key=lambda kv: -kv[1])
                        if 100.0 * t / wall >= 0.5][:3]
 
+    def brief(self, n=3):
+        """The n largest shares, e.g. "barrier 41 %, outside 30 %, put 12 %"."""
+        top = sorted(self.pct.items(), key=lambda kv: -kv[1])[:n]
+        return ", ".join("%s %.0f %%" % kv for kv in top)
+
 
 def splits(run):
     return [s for s in (Split(run, k) for k, _, _ in KERNELS) if s.prof]
@@ -232,6 +237,17 @@ def markdown(run, plot_files):
             fmt(r.target), r.verdict))
     judged = [r for r in rs if r.verdict.startswith(("met", "MISSED"))]
     L += ["", "Met: %d of %d judged." % (sum(r.verdict.startswith("met") for r in judged), len(judged)), ""]
+    missed = [r for r in judged if r.verdict.startswith("MISSED")]
+    if missed:
+        split = {s.kernel: s for s in splits(run)}
+        L += ["Missed, with where Shimmer's time went in its profiled run (%d PEs, one node; below):"
+              % PROFILE_PES, ""]
+        for r in missed:
+            sp = split.get(r.kernel)
+            L.append("- %s, %s: %s× (Shimmer %s s, peer %s s)%s" % (
+                r.kernel, r.label, fmt(r.speedup), fmt(r.shim.median), fmt(r.peer.median),
+                "; profile: " + sp.brief() if sp else ""))
+        L.append("")
     L += split_markdown(run)
     for name in plot_files:
         if name.startswith("app_"):

@@ -169,6 +169,12 @@ class AppsSections(unittest.TestCase):
         self.assertIn("alltoall 10.0 %", md)
         # the profiled run is not a timed figure
         self.assertEqual(app_kernels.results(run), [])
+        # a miss is listed with the kernel's profile
+        self.plant("shimmer", "app_isx_n4", [app_records("isx", 4, 2.0, 1)] * 3)
+        self.plant("oshmem", "app_isx_n4", [app_records("isx", 4, 1.0, 1)] * 3)
+        md = "\n".join(app_kernels.markdown(report.Run(self.dir), []))
+        self.assertIn("- isx, 4 PEs, one node: 0.5", md)
+        self.assertIn("profile: outside 35 %, barrier 30 %, put 20 %", md)
 
     def test_runner_jobs(self):
         ids = {j["id"]: j for j in runner.JOBS}
