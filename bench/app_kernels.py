@@ -169,6 +169,15 @@ class Result:
                         if self.shim and self.peer and self.shim.median > 0 else None)
         self.shim_why = run.missing_why(run.shimmer, self.job) if not self.shim else None
         self.peer_why = run.missing_why(run.peer, self.job) if not self.peer else None
+        # the peer never finished in its time limit: its time exceeds the
+        # shortest timed-out launch, so the speed-up is at least that over Shimmer's
+        walls = run.timeouts.get((run.peer, self.job)) if not self.peer else None
+        self.peer_above = min(walls) if walls and self.peer_why == "timed out" else None
+        if self.peer_above and self.shim and self.shim.median > 0:
+            self.speedup_above = self.peer_above / self.shim.median
+            self.peer_why = "> %s s (timed out)" % fmt(self.peer_above)
+        else:
+            self.speedup_above = None
         self.verdict = self._judge(run)
 
     def _judge(self, run):
@@ -178,6 +187,8 @@ class Result:
             return self.shim_why or "no data"
         if self.shim.invalid:
             return "INVALID"
+        if not self.peer and self.speedup_above is not None:
+            return "met (peer timed out)" if self.speedup_above >= self.target else "no ref (peer timed out)"
         if not self.peer:
             return "no ref"
         if self.peer.invalid:
@@ -192,6 +203,14 @@ class Result:
 def results(run):
     return [r for r in (Result(run, k, pid, label, n, hosts)
                         for k, _, _ in KERNELS for pid, label, n, hosts in PLACEMENTS) if r.ran(run)]
+
+
+def speedup_cell(r, times):
+    if r.speedup:
+        return fmt(r.speedup) + times
+    if r.speedup_above:
+        return "> " + fmt(r.speedup_above) + times
+    return "—"
 
 
 def stat_cell(st, why=None, spread=True):
@@ -231,7 +250,7 @@ def markdown(run, plot_files):
         args = " ".join((jobs.get(r.job) or {}).get("args", []))
         L.append("| %s | %s | `%s` | %s | %s | %s | %s | %s | >= %s× | %s |" % (
             r.kernel, r.label, args, stat_cell(r.shim, r.shim_why), stat_cell(r.peer, r.peer_why),
-            fmt(r.speedup) + "×" if r.speedup else "—",
+            speedup_cell(r, "×"),
             stat_cell(r.shim_rate, spread=False) + (" " + r.unit if r.shim_rate else ""),
             stat_cell(r.peer_rate, spread=False) + (" " + r.unit if r.peer_rate else ""),
             fmt(r.target), r.verdict))
@@ -264,7 +283,7 @@ def text_summary(run):
         out.append("  %-10s %-16s Shimmer %-9s peer %-9s speed-up %-7s target >= %sx  %s" % (
             r.kernel, r.label, fmt(r.shim.median) if r.shim else (r.shim_why or "—"),
             fmt(r.peer.median) if r.peer else (r.peer_why or "—"),
-            fmt(r.speedup) + "x" if r.speedup else "—", fmt(r.target), r.verdict))
+            speedup_cell(r, "x"), fmt(r.target), r.verdict))
     ss = splits(run)
     if ss:
         out.append("where Shimmer's time goes (SHIMMER_PROFILE, %d PEs, %% of the wall time)" % PROFILE_PES)
@@ -321,7 +340,7 @@ def summary(run):
     def st(s):
         return s.as_dict() if s else None
     return [{"kernel": r.kernel, "placement": r.pid, "label": r.label, "shimmer_s": st(r.shim),
-             "peer_s": st(r.peer), "speedup": r.speedup, "shimmer_rate": st(r.shim_rate),
+             "peer_s": st(r.peer), "speedup": r.speedup, "speedup_at_least": r.speedup_above, "shimmer_rate": st(r.shim_rate),
              "peer_rate": st(r.peer_rate), "rate_unit": r.unit, "target": r.target, "verdict": r.verdict}
             for r in results(run)]
 

@@ -22,6 +22,7 @@ import sys
 import app_kernels
 import footprint
 import req_report
+import runner
 import versus_mpi
 
 NOISY_RATIO = 1.5          # max/min over repetitions above this: the figure is flagged noisy
@@ -90,6 +91,7 @@ class Run:
         self.series = {}        # (impl, job, keystr) -> {"key": {...}, "metrics": {m: [values]}, "invalid": bool}
         self.events = []        # crashes, unsupported, timeouts, finalize faults
         self.walls = {}         # (impl, job) -> [wall seconds of complete launches]
+        self.timeouts = {}      # (impl, job) -> [wall seconds of launches ended by a time limit]
         self.loads = []         # 1-minute load averages before and after each launch
         self._load()
 
@@ -99,6 +101,7 @@ class Run:
             base = os.path.basename(path)[:-len(".jsonl")]
             job, _, rep = base.rpartition(".r")
             per_rep = {}
+            last = {}            # the last launch record
             for rec in load_jsonl(path):
                 t = rec.get("type")
                 if t == "header":
@@ -120,8 +123,14 @@ class Run:
                     self.loads += [x for x in rec.get("load") or [] if isinstance(x, (int, float))]
                     if rec.get("complete"):
                         self.walls.setdefault((impl, job), []).append(rec.get("wall_s"))
+                    last = rec
                 elif t in ("crash", "unsupported", "timeout", "fault", "error"):
-                    ev = dict(rec)
+                    if t == "crash" and not last.get("complete") and runner.launcher_timed_out(
+                            last.get("stderr_tail")):
+                        t = "timeout"      # the launcher's own time limit (runs before it said so)
+                    if t == "timeout" and isinstance(last.get("wall_s"), (int, float)):
+                        self.timeouts.setdefault((impl, job), []).append(last["wall_s"])
+                    ev = dict(rec, type=t)
                     ev.update(impl=impl, job=job, rep=rep)
                     self.events.append(ev)
             for ks, slot in per_rep.items():

@@ -289,6 +289,15 @@ CRASH_PATTERNS = [
 ]
 
 
+# A launcher that ended the job at its own time limit (the runner passes
+# one across hosts: mn_run.sh -t): Open MPI's mpirun, Shimmer's oshrun.
+LAUNCHER_TIMEOUT = r"time limit for job execution has been reached|oshrun: timeout: "
+
+
+def launcher_timed_out(stderr):
+    return re.search(LAUNCHER_TIMEOUT, stderr or "") is not None
+
+
 def crash_reason(stderr, rc, timed_out):
     if timed_out:
         return "timed out"
@@ -397,6 +406,7 @@ def run_job(impl, j, binary, rep, rawdir, timeout, set_name, max_resumes=8):
             cmd = launch_prefix(impl, j, timeout) + prog
             load = os.getloadavg()[0]          # what else the machine ran: beside every figure
             rc, sout, serr, wall, timed_out = launch(cmd, timeout, env)
+            timed_out = timed_out or (rc != 0 and launcher_timed_out(serr))
             recs = read_records(tmp)
             for r in recs:
                 out.write(json.dumps(r) + "\n")

@@ -95,6 +95,23 @@ class AppsSections(unittest.TestCase):
         self.assertIn("![app_gups.png](app_gups.png)", md)
         self.assertTrue(any("MISSED" in line for line in app_kernels.text_summary(run)))
 
+    def test_peer_timed_out(self):
+        # the peer's launcher ended the job at its time limit (mpirun's message;
+        # the runner of the time recorded it as a crash): a lower bound
+        self.plant("shimmer", "app_heat2d_h2x2", [app_records("heat2d", 4, 10.0, 1)] * 2)
+        timed_out = [{"type": "launch", "complete": False, "exit": 110, "wall_s": 170.0,
+                      "stderr_tail": "The user-provided time limit for job execution has been reached:"},
+                     {"type": "crash", "label": "start-up", "reason": "exit status 110: ---"}]
+        self.plant("oshmem", "app_heat2d_h2x2", [timed_out] * 2)
+        run = report.Run(self.dir)
+        (r,) = app_kernels.results(run)
+        self.assertEqual(r.verdict, "met (peer timed out)")
+        self.assertAlmostEqual(r.speedup_above, 17.0)
+        md = "\n".join(app_kernels.markdown(run, []))
+        self.assertIn("| > 170 s (timed out) | > 17.0× |", md)
+        self.assertIn("Met: 1 of 1 judged.", md)
+        self.assertTrue(runner.launcher_timed_out("oshrun: timeout: the job ran longer than --timeout 5 s"))
+
     def test_footprint_growth_and_target(self):
         for n in footprint.PES:
             # Shimmer flat at 4.5 MiB; the peer 20 MiB + 10 KiB per PE in the job
