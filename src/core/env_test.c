@@ -3,15 +3,7 @@
 #include <stdlib.h>
 
 #include "core/env.h"
-
-static int failures;
-
-#define EXPECT(_cond) do { \
-        if (!(_cond)) { \
-            fprintf(stderr, "FAIL line %d: %s\n", __LINE__, #_cond); \
-            failures++; \
-        } \
-    } while (0)
+#include "util/expect.h"
 
 int main(void)
 {
