@@ -29,6 +29,8 @@ typedef struct shr_config {
 enum { SHR_SHM_BACKING_MEMFD, SHR_SHM_BACKING_FILE };
 enum { SHR_HUGEPAGES_AUTO, SHR_HUGEPAGES_ON, SHR_HUGEPAGES_OFF };
 enum { SHR_PROGRESS_THREAD_AUTO, SHR_PROGRESS_THREAD_ON, SHR_PROGRESS_THREAD_OFF };
+enum { SHR_WAIT_MODE_AUTO, SHR_WAIT_MODE_SPIN, SHR_WAIT_MODE_MONITOR, SHR_WAIT_MODE_YIELD,
+       SHR_WAIT_MODE_NAP };
 
 /* The configuration; valid after shr_env_load() succeeded.  Read-only. */
 extern shr_config_t shr_config SHR_PLUGIN_IMPORT(config);

@@ -452,6 +452,20 @@ static void detach_data(void)
     memset(&shr_g.seg[SHR_SEG_DATA], 0, sizeof(shr_g.seg[SHR_SEG_DATA]));
 }
 
+/* SHIMMER_WAIT_MODE: one choice at init, with its reason (wait_mode.h). */
+static void choose_wait_mode(void)
+{
+    shr_wait_cpu_t cpu;
+    bool fell_back;
+
+    shr_wait_probe(&cpu);
+    shr_g.wait_mode = shr_wait_select(shr_config.wait_mode, &cpu, shr_g.wait_why,
+                                      sizeof(shr_g.wait_why), &fell_back);
+    if (fell_back && shr_g.local_rank == 0) { /* once per node */
+        shr_warn("%s", shr_g.wait_why);
+    }
+}
+
 static unsigned auto_wait_spin(void)
 {
     if (shr_config.wait_spin >= 0) {
@@ -648,6 +662,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     }
     shr_g.check_scratch = shr_internal_addr(offset);
     shr_g.wait_spin = auto_wait_spin();
+    choose_wait_mode();
     shr_g.wait_sleep_after_ns = 1000ull * (uint64_t)(shr_config.wait_sleep_after >= 0
                                                          ? shr_config.wait_sleep_after
                                                          : shr_g.oversubscribed ? 500 : 2000);

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "core/heap.h"
+#include "core/wait_mode.h"
 #include "util/compiler.h"
 #include "util/status.h"
 
@@ -61,6 +62,8 @@ typedef struct shr_state {
     int *node_of;          /* [n_pes] each PE's lowest load/store peer: a node
                               number every PE agrees on (hierarchical collectives) */
     bool oversubscribed;   /* some node runs more PEs than it has cores */
+    shr_wait_mode_t wait_mode; /* after the spin phase (SHIMMER_WAIT_MODE) */
+    char wait_why[192];        /* why that mode (shimmer-info, SHMEM_INFO) */
 
     /* heap segment layout: [user heap | internal heap], mapped at a
      * SHR_HEAP_BASE_ALIGN boundary so that offset alignment is address
