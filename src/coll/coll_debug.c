@@ -137,7 +137,7 @@ static SHR_COLD void hang_report(shr_coll_t *c, uint64_t waited_ns)
 
 uint64_t shr_coll_wait_slow(shr_coll_t *c, const uint64_t *addr, uint64_t value)
 {
-    shr_waiter_t waiter = SHR_WAITER_INIT(NULL);
+    shr_waiter_t waiter = SHR_WAITER_ON(NULL, addr, sizeof(*addr));
     uint64_t seen, since = 0;
     unsigned checked = 0;
 

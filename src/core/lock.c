@@ -37,7 +37,7 @@ static uint32_t lock_amo(shr_amo_op_t op, uint32_t *word, uint32_t value, uint32
 /* Waits until one of `mask`'s bits is set in my own link word. */
 static uint32_t link_wait(uint32_t *link, uint32_t mask, const char *what)
 {
-    shr_waiter_t waiter = SHR_WAITER_INIT(what);
+    shr_waiter_t waiter = SHR_WAITER_ON(what, link, sizeof(*link));
     uint32_t seen;
 
     while (((seen = __atomic_load_n(link, __ATOMIC_ACQUIRE)) & mask) == 0) {

@@ -81,14 +81,18 @@ static SHR_ALWAYS_INLINE bool shr_p2p_test(const void *ivar, int cmp, const void
 static SHR_ALWAYS_INLINE uint64_t shr_p2p_wait_until(const void *ivar, int cmp,
                                                      const void *value, shr_dtype_t dt)
 {
-    shr_waiter_t waiter = SHR_WAITER_INIT(NULL);
     size_t size = shr_dtype_size(dt);
     bool is_signed = shr_dtype_is_signed(dt);
-    uint64_t want = shr_p2p_value(value, size, is_signed), seen;
+    uint64_t want = shr_p2p_value(value, size, is_signed);
+    uint64_t seen = shr_p2p_load(ivar, size, is_signed);
 
-    while (!shr_p2p_compare(cmp, seen = shr_p2p_load(ivar, size, is_signed), want, is_signed)) {
-        shr_waiter_pause(&waiter);
+    if (SHR_LIKELY(shr_p2p_compare(cmp, seen, want, is_signed))) {
+        return seen; /* satisfied at once: no waiter to set up */
     }
+    shr_waiter_t waiter = SHR_WAITER_ON(NULL, ivar, size);
+    do {
+        shr_waiter_pause(&waiter);
+    } while (!shr_p2p_compare(cmp, seen = shr_p2p_load(ivar, size, is_signed), want, is_signed));
     return seen;
 }
 

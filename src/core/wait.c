@@ -1,5 +1,6 @@
-/* wait.c -- the slow half of the wait primitive: yielding, progress and
- * (debug mode) reports of waits that look like hangs. */
+/* wait.c -- the slow half of the wait primitive: the wait modes past the
+ * spin phase (wait_inline.h says what each does), progress and (debug
+ * mode) reports of waits that look like hangs. */
 #include <sched.h>
 #include <time.h>
 
@@ -22,6 +23,10 @@ void shr_progress(void)
 }
 
 #define SHR_WAIT_SLEEP_MAX_NS 1000000ull /* 1 ms */
+/* x86 monitor waits end after this many TSC cycles even if the line stays
+ * quiet (~30-50 us), so the clock is looked at and a long wait moves on to
+ * napping; AArch64's WFE has the kernel's event stream (every 100 us). */
+#define SHR_WAIT_MONITOR_SLICE 100000u
 
 static void report_hang(shr_waiter_t *waiter, uint64_t now)
 {
@@ -34,7 +39,120 @@ static void report_hang(shr_waiter_t *waiter, uint64_t now)
     }
 }
 
-void shr_waiter_yield(shr_waiter_t *waiter)
+/* The clock, the start of the wait's slow part, the hang report. */
+static uint64_t tick(shr_waiter_t *waiter)
+{
+    uint64_t now = now_ns();
+    if (waiter->since_ns == 0) {
+        waiter->since_ns = now;
+    }
+    if (SHR_UNLIKELY(shr_config.debug) && waiter->what != NULL) {
+        report_hang(waiter, now);
+    }
+    return now;
+}
+
+/* ---- monitor: sleep in the CPU until the watched line is written ---- */
+
+#if defined(__aarch64__)
+/* LDXR arms the exclusive monitor on the word's granule: a store to it by
+ * another core clears the monitor, which sends this core an event. */
+static uint64_t monitor_arm(const void *addr, unsigned size)
+{
+    uint32_t w;
+    uint64_t x;
+
+    switch (size) {
+    case 2:
+        __asm__ __volatile__("ldxrh %w0, [%1]" : "=&r"(w) : "r"(addr) : "memory");
+        return w;
+    case 4:
+        __asm__ __volatile__("ldxr %w0, [%1]" : "=&r"(w) : "r"(addr) : "memory");
+        return w;
+    default:
+        __asm__ __volatile__("ldxr %0, [%1]" : "=&r"(x) : "r"(addr) : "memory");
+        return x;
+    }
+}
+
+static void monitor_sleep(void)
+{
+    __asm__ __volatile__("wfe" ::: "memory");
+}
+#define SHR_HAVE_MONITOR 1
+
+#elif defined(__x86_64__)
+/* Byte encodings, so that no assembler support or -m flag is needed:
+ * UMONITOR rax = f3 0f ae f0, UMWAIT ecx = f2 0f ae f1 (edx:eax = TSC
+ * deadline, ecx bit 0 = C0.1 only), MONITORX = 0f 01 fa (rax = address),
+ * MWAITX = 0f 01 fb (eax = hints: 0xf0 = stay in C0; ecx bit 1 = timer in
+ * ebx). */
+static uint64_t monitor_arm(const void *addr, unsigned size)
+{
+    if (shr_g.wait_mode == SHR_WAIT_MONITOR_UMWAIT) {
+        __asm__ __volatile__(".byte 0xf3, 0x0f, 0xae, 0xf0" ::"a"(addr) : "memory");
+    } else {
+        __asm__ __volatile__(".byte 0x0f, 0x01, 0xfa" ::"a"(addr), "c"(0), "d"(0) : "memory");
+    }
+    switch (size) {
+    case 2:  return __atomic_load_n((const uint16_t *)addr, __ATOMIC_RELAXED);
+    case 4:  return __atomic_load_n((const uint32_t *)addr, __ATOMIC_RELAXED);
+    default: return __atomic_load_n((const uint64_t *)addr, __ATOMIC_RELAXED);
+    }
+}
+
+static void monitor_sleep(void)
+{
+    if (shr_g.wait_mode == SHR_WAIT_MONITOR_UMWAIT) {
+        uint64_t deadline = __builtin_ia32_rdtsc() + SHR_WAIT_MONITOR_SLICE;
+        __asm__ __volatile__(".byte 0xf2, 0x0f, 0xae, 0xf1"
+                             ::"c"(0), "a"((uint32_t)deadline), "d"((uint32_t)(deadline >> 32))
+                             : "memory", "cc");
+    } else {
+        __asm__ __volatile__(".byte 0x0f, 0x01, 0xfb"
+                             ::"a"(0xf0), "b"(SHR_WAIT_MONITOR_SLICE), "c"(2) : "memory");
+    }
+}
+#define SHR_HAVE_MONITOR 1
+#endif
+
+/* One round of the monitor mode; false when this wait naps instead. */
+static bool monitor_round(shr_waiter_t *waiter)
+{
+#ifdef SHR_HAVE_MONITOR
+    unsigned size = waiter->size;
+
+    if (waiter->addr == NULL || waiter->sleeping || shr_g.needs_progress ||
+        (size != 2 && size != 4 && size != 8) || ((uintptr_t)waiter->addr & (size - 1)) != 0) {
+        return false;
+    }
+    /* a round lasts until an event: the clock costs little beside it */
+    if (tick(waiter) - waiter->since_ns >= shr_g.wait_sleep_after_ns) {
+        return false; /* a long wait: nap, and leave the core to others */
+    }
+    waiter->yields++;
+    uint64_t now = monitor_arm(waiter->addr, size);
+    if (!waiter->seen || now != waiter->last) {
+        /* changed since the caller's test, or the first round: test again
+         * before sleeping (a store before the arm sends no event) */
+        waiter->seen = true;
+        waiter->last = now;
+        return true;
+    }
+    monitor_sleep();
+    if (shr_g.oversubscribed) {
+        sched_yield(); /* the CPU does not know the PE we wait for may need it */
+    }
+    return true;
+#else
+    (void)waiter;
+    return false;
+#endif
+}
+
+/* ---- nap: yield, then nap ---- */
+
+static void nap_round(shr_waiter_t *waiter)
 {
     /* a yield costs ~0.3 us and a clock read ~20 ns: while yielding, look
      * at the clock on every 16th round; once napping, on every round.
@@ -44,14 +162,8 @@ void shr_waiter_yield(shr_waiter_t *waiter)
         sched_yield();
         return;
     }
-    uint64_t now = now_ns();
-    if (waiter->since_ns == 0) {
-        waiter->since_ns = now;
-    }
+    uint64_t now = tick(waiter);
     uint64_t waited = now - waiter->since_ns;
-    if (SHR_UNLIKELY(shr_config.debug) && waiter->what != NULL) {
-        report_hang(waiter, now);
-    }
     if (waited < shr_g.wait_sleep_after_ns) {
         sched_yield();
         return;
@@ -73,4 +185,34 @@ void shr_waiter_yield(shr_waiter_t *waiter)
     }
     struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)nap};
     nanosleep(&ts, NULL);
+}
+
+void shr_waiter_yield(shr_waiter_t *waiter)
+{
+    unsigned round;
+
+    switch (shr_g.wait_mode) {
+    case SHR_WAIT_SPIN:
+        round = waiter->yields++;
+        shr_cpu_relax();
+        if (SHR_UNLIKELY(shr_config.debug) && (round & 4095) == 0) {
+            tick(waiter);
+        }
+        return;
+    case SHR_WAIT_YIELD:
+        round = waiter->yields++;
+        sched_yield();
+        if (SHR_UNLIKELY(shr_config.debug) && (round & 15) == 0) {
+            tick(waiter);
+        }
+        return;
+    case SHR_WAIT_NAP:
+        break;
+    default:
+        if (monitor_round(waiter)) {
+            return;
+        }
+        break;
+    }
+    nap_round(waiter);
 }

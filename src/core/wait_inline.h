@@ -4,13 +4,22 @@
  * through shr_waiter_pause().
  *
  * Policy: poll with a CPU pause for shr_g.wait_spin rounds (fast hand-off when
- * every PE has a core), then yield the CPU on every round, and once the wait
- * has lasted shr_g.wait_sleep_after_ns, sleep for an eighth of the time
- * waited so far (at most 1 ms).  Sleeping waiters are not runnable, so PEs
- * that outnumber the cores leave the CPU to the PE that will write the flag
- * (yielding alone still shares it with every waiter), and a long wait costs
- * no power; the added latency is at most ~1/8 of the wait.  Waits also drive
- * the remote transport when some peer needs software progress.
+ * every PE has a core); then the wait mode (SHIMMER_WAIT_MODE, chosen at
+ * init: wait_mode.h) decides, out of line in wait.c:
+ *   nap      yield the CPU on every round, and once the wait has lasted
+ *            shr_g.wait_sleep_after_ns, sleep for an eighth of the time
+ *            waited so far (at most 1 ms).  Sleeping waiters are not
+ *            runnable, so PEs that outnumber the cores leave the CPU to the
+ *            PE that will write the flag (yielding alone still shares it
+ *            with every waiter), and a long wait costs no power; the added
+ *            latency is at most ~1/8 of the wait.
+ *   monitor  until then, sleep in the CPU until the watched word is written
+ *            (LDXR + WFE, UMONITOR + UMWAIT, MONITORX + MWAITX), then nap as
+ *            above; waits that watch no single word of local memory, or
+ *            that must drive a remote transport, nap.
+ *   spin     pause forever;  yield: yield forever, never nap.
+ * Waits also drive the remote transport when some peer needs software
+ * progress.  A wait satisfied at once never gets here: callers test first.
  */
 #ifndef SHR_WAIT_INLINE_H
 #define SHR_WAIT_INLINE_H
@@ -25,14 +34,23 @@ typedef struct shr_waiter {
     unsigned yields;            /* rounds past the spin phase (yields and naps) */
     bool sleeping;              /* waited long enough to nap between polls */
     bool napped;                /* has napped: stays set when traffic ends a nap */
+    bool seen;                  /* monitor: `last` holds the word as last seen */
+    unsigned char size;         /* bytes of the watched word: 2, 4 or 8 */
+    const void *addr;           /* the one word of local memory this wait
+                                   watches (monitor mode), or NULL */
+    uint64_t last;
     uint64_t since_ns;          /* when yielding started */
     uint64_t reported_ns;       /* last hang report (debug mode) */
     const char *what;           /* for hang reports in debug mode; may be NULL */
 } shr_waiter_t;
 
-#define SHR_WAITER_INIT(_what) {0, 0, false, false, 0, 0, (_what)}
+/* A wait on something other than one word (no monitor), and a wait on the
+ * `_size`-byte word at `_addr` (local memory, naturally aligned). */
+#define SHR_WAITER_INIT(_what) {0, 0, false, false, false, 0, NULL, 0, 0, 0, (_what)}
+#define SHR_WAITER_ON(_what, _addr, _size) \
+    {0, 0, false, false, false, (unsigned char)(_size), (_addr), 0, 0, 0, (_what)}
 
-/* Out of line: yield, progress, debug-mode hang report. */
+/* Out of line: the wait mode, progress, debug-mode hang report. */
 SHR_COLD void shr_waiter_yield(shr_waiter_t *waiter);
 void shr_progress(void);
 
@@ -52,12 +70,15 @@ static SHR_ALWAYS_INLINE void shr_waiter_pause(shr_waiter_t *waiter)
 /* Waits until the 64-bit word at `addr` (local memory) is >= `value`. */
 static inline uint64_t shr_wait_u64_ge(const uint64_t *addr, uint64_t value, const char *what)
 {
-    shr_waiter_t waiter = SHR_WAITER_INIT(what);
-    uint64_t seen;
+    uint64_t seen = __atomic_load_n(addr, __ATOMIC_ACQUIRE);
 
-    while ((seen = __atomic_load_n(addr, __ATOMIC_ACQUIRE)) < value) {
-        shr_waiter_pause(&waiter);
+    if (SHR_LIKELY(seen >= value)) {
+        return seen; /* satisfied at once: no waiter to set up */
     }
+    shr_waiter_t waiter = SHR_WAITER_ON(what, addr, sizeof(*addr));
+    do {
+        shr_waiter_pause(&waiter);
+    } while ((seen = __atomic_load_n(addr, __ATOMIC_ACQUIRE)) < value);
     return seen;
 }
 
