@@ -37,6 +37,7 @@ typedef struct job {
     long *cdst, *csrc;
     size_t clen;
     int ok;
+    double t0, t1; /* this thread's start (after the start barrier) and end, us */
 } job_t;
 
 /* One window of puts (or gets) on ctx, completed the default or merged way. */
@@ -73,8 +74,10 @@ static void *rate_thread(void *arg)
     for (long k = 0; k < j->warm; k++)
         window_rma(ctx, j->merged, false, j->dst, j->src, j->size, j->window);
     pthread_barrier_wait(j->start);
+    j->t0 = bench_now_us();
     for (long k = 0; k < j->nwin; k++)
         window_rma(ctx, j->merged, false, j->dst, j->src, j->size, j->window);
+    j->t1 = bench_now_us();
     if (j->ok)
         shmem_ctx_destroy(ctx);
     return NULL;
@@ -85,6 +88,7 @@ static void *coll_thread(void *arg)
     job_t *j = arg;
 
     pthread_barrier_wait(j->start);
+    j->t0 = bench_now_us();
     for (long k = 0; k < j->nwin; k++) {
         shmemx_req_t r = SHMEMX_REQ_NULL;
         shmemx_req_split(&r, j->nthreads, j->rank);
@@ -97,6 +101,7 @@ static void *coll_thread(void *arg)
                                        &r);
         shmemx_req_wait(&r);
     }
+    j->t1 = bench_now_us();
     return NULL;
 }
 
@@ -118,7 +123,10 @@ static void emit(bench_t *b, const char *op, const char *mode, size_t size, long
 }
 
 /* T threads on PE 0 run `fn` (or, for collectives, on every PE); PE 0's
- * wall time from the start barrier to the last join. */
+ * wall time from the first thread's start to the last one's end, as the
+ * threads clock them (the main thread may lose its CPU to them right after
+ * the start barrier: with more threads than cores its own clock read
+ * there made 1 ms of work look like nothing). */
 static double run_threads(bench_t *b, job_t *proto, long nthr, void *(*fn)(void *), bool all_pes,
                           bool *ok)
 {
@@ -144,12 +152,14 @@ static double run_threads(bench_t *b, job_t *proto, long nthr, void *(*fn)(void 
         pthread_create(&tid[t], NULL, fn, &jobs[t]);
     }
     pthread_barrier_wait(&start);
-    double t0 = bench_now_us();
+    double t0 = 0, t1 = 0;
     for (long t = 0; t < nthr; t++) {
         pthread_join(tid[t], NULL);
         *ok = *ok && jobs[t].ok;
+        t0 = t == 0 || jobs[t].t0 < t0 ? jobs[t].t0 : t0;
+        t1 = jobs[t].t1 > t1 ? jobs[t].t1 : t1;
     }
-    us = bench_now_us() - t0;
+    us = t1 - t0;
     pthread_barrier_destroy(&start);
     return us;
 }
