@@ -10,7 +10,13 @@
  *   op=overlap  a window of puts, a compute loop as long as the window's
  *               communication, then the completion: overlap % =
  *               100 * (1 - (t_total - t_compute) / t_comm);
+ *               mode=merged+test also calls shmemx_req_test once after the
+ *               issue (it posts the handle's flushes) before computing;
  *   op=lat      one 8 B put completed by its handle vs putmem + quiet;
+ *               beside them, to explain the two: mode=get, a blocking 8 B
+ *               get (one round trip, what a flush costs) and mode=inject,
+ *               a putmem without completion (what a put costs before its
+ *               round trip);
  *   op=bcast, op=fcollect, op=reduce   the collective on 1 MiB (sum of
  *               longs): mode=single is the standard call, mode=split has T
  *               threads of every PE share it through shmemx_req_split.
@@ -260,8 +266,10 @@ int main(int argc, char **argv)
     if (bench_has_op(&b, "overlap")) {
         BENCH_FOR_SIZES(&b, size) {
             long reps = bench_iters(&b, size) / 64 + 1, w = 64;
-            for (int m = 0; m < 2; m++) {
-                if (!bench_point(&b, "op=overlap mode=%s size=%zu", modes[m], size))
+            for (int mm = 0; mm < 3; mm++) {
+                int m = mm > 0; /* 2: merged, the flushes posted by a test before computing */
+                const char *mode = mm == 2 ? "merged+test" : modes[m];
+                if (!bench_point(&b, "op=overlap mode=%s size=%zu", mode, size))
                     continue;
                 double pct = 0, total = 0;
                 shmem_barrier_all();
@@ -290,6 +298,8 @@ int main(int argc, char **argv)
                             else
                                 shmem_putmem_nbi(d, src, size, 1);
                         }
+                        if (mm == 2)
+                            (void)shmemx_req_test(&r);
                         compute(n);
                         if (m)
                             shmemx_req_wait(&r);
@@ -301,7 +311,7 @@ int main(int argc, char **argv)
                     pct = pct < 0 ? 0 : pct > 100 ? 100 : pct; /* noise beyond none / full */
                 }
                 shmem_barrier_all();
-                emit(&b, "overlap", modes[m], size, 1, w, 0, 0, total, pct, bench_all_ok(&b, true));
+                emit(&b, "overlap", mode, size, 1, w, 0, 0, total, pct, bench_all_ok(&b, true));
             }
         }
     }
@@ -309,8 +319,9 @@ int main(int argc, char **argv)
     /* ---- latency of one 8 B put and its completion ---- */
     if (bench_has_op(&b, "lat")) {
         long iters = bench_iters(&b, 8) / 10 + 1;
-        for (int m = 0; m < 2; m++) {
-            if (!bench_point(&b, "op=lat mode=%s", modes[m]))
+        const char *lat_modes[4] = {"put+quiet", "merged", "get", "inject"};
+        for (int m = 0; m < 4; m++) {
+            if (!bench_point(&b, "op=lat mode=%s", lat_modes[m]))
                 continue;
             double us = 0;
             shmem_barrier_all();
@@ -319,20 +330,24 @@ int main(int argc, char **argv)
                 for (long i = -bench_warmup(&b, iters); i < iters; i++) {
                     if (i == 0)
                         t0 = bench_now_us();
-                    if (m) {
+                    if (m == 1) {
                         shmemx_req_t r = SHMEMX_REQ_NULL;
                         shmemx_putmem_req(dst, src, 8, 1, &r);
                         shmemx_req_wait(&r);
-                    } else {
+                    } else if (m == 0) {
                         shmem_putmem(dst, src, 8, 1);
                         shmem_quiet();
+                    } else if (m == 2) {
+                        shmem_getmem(dst + SLOT, src, 8, 1);
+                    } else {
+                        shmem_putmem(dst + (size_t)(i & 63) * SLOT, src, 8, 1);
                     }
                 }
                 us = (bench_now_us() - t0) / (double)iters;
+                shmem_quiet(); /* inject: completed outside the timing */
             }
             shmem_barrier_all();
-            emit(&b, "lat", m ? "merged" : "put+quiet", 8, 1, 1, 0, 0, us, 0,
-                 bench_all_ok(&b, true));
+            emit(&b, "lat", lat_modes[m], 8, 1, 1, 0, 0, us, 0, bench_all_ok(&b, true));
         }
     }
 
