@@ -22,6 +22,7 @@ import sys
 import app_kernels
 import footprint
 import req_report
+import wait_report
 import runner
 import versus_mpi
 
@@ -648,6 +649,7 @@ def make_plots(run, outdir, pls):
     made += app_kernels.plots(run, outdir, plt)
     made += footprint.plots(run, outdir, plt)
     made += req_report.plots(run, outdir, plt)
+    made += wait_report.plots(run, outdir, plt)
     return made, None
 
 
@@ -754,6 +756,7 @@ def write_report(run, rows, pls, plots, plot_err, path):
     L.extend(app_kernels.markdown(run, plots))
     L.extend(footprint.markdown(run, plots))
     L.extend(req_report.markdown(run, plots))
+    L.extend(wait_report.markdown(run, plots))
     L.append("## Measurement faults")
     L.append("")
     fl = faults(rows) + versus_mpi.fault_lines(pls)
@@ -798,6 +801,7 @@ def summary_json(run, rows, pls, path):
         "apps_profile": app_kernels.profile_summary(run),
         "footprint": footprint.summary(run),
         "requests": req_report.summary(run),
+        "waiting": wait_report.summary(run),
         "events": run.events}
     with open(path, "w", encoding="utf-8") as f:
         json.dump(out, f, indent=1, default=str)
@@ -826,7 +830,8 @@ def main(argv=None):
             print()
             print(text_table(coll, run.shimmer, run.peer))
         for sec in (versus_mpi.text_summary(run, pls), app_kernels.text_summary(run),
-                    footprint.text_summary(run), req_report.text_summary(run)):
+                    footprint.text_summary(run), req_report.text_summary(run),
+                    wait_report.text_summary(run)):
             if sec:
                 print()
                 print("\n".join(sec))

@@ -4,6 +4,7 @@
     bench/run               headline set (about 5 minutes on 2 cores)
     bench/run --mpi         Shimmer vs MPI: one node and two namespace hosts (root)
     bench/run --req         merged request handles beside the default path (issue 12)
+    bench/run --wait        the wait modes: wake-up latency, CPU per us waited (issue 15)
     bench/run --apps        the application kernels (apps/) and the memory footprint
     bench/run --full        everything: full sweeps, int atomics, team API, MPI, apps, more repetitions
 
@@ -110,6 +111,8 @@ HEADLINE_COLL_SIZES = "8,4k,1M"
 REQ = ("req", "full")
 REQ_ARGS = ["-t", "1,2,4", "-W", "1,2,4,8,16,32,64,128,256,512", "-m", "8:64k", "-i", "100000"]
 REQ_QUICK = ["--quick", "-t", "1,2", "-W", "1,8"]
+WAIT = ("wait", "full")
+WAIT_MODES = ("auto", "spin", "yield", "nap", "monitor")   # SHIMMER_WAIT_MODE; auto is the default
 JOBS = [
     # machine limits: plain C, one process pair, run once per repetition
     job("memcpy_bw", "memcpy_bw", kind="limit", sets=VS_MPI),
@@ -156,6 +159,12 @@ JOBS = [
     # one node and two namespace hosts
     job("req", "req", REQ_ARGS, sets=REQ, roles=("shimmer",), quick_args=REQ_QUICK),
     job("hosts_req", "req", REQ_ARGS, sets=REQ, roles=("shimmer",), hosts=2, quick_args=REQ_QUICK),
+] + [
+    # the wait modes (issue 15 part 3, bench/wait.c): 2 PEs with a core each,
+    # and 4 PEs on 2 cores (does the setter get its store done?)
+    job("wait_%s%s" % (over, mode), "wait", n=n, sets=WAIT, roles=("shimmer",),
+        env={"SHIMMER_WAIT_MODE": mode}, quick_args=["--quick"])
+    for over, n in (("", 2), ("over_", 4)) for mode in WAIT_MODES
 ] + app_kernels.jobs(job) + footprint.jobs(job)
 SHMEM_PROGS = sorted({j["prog"] for j in JOBS if j["kind"] in ("shmem", "startup")})
 APP_PROGS = sorted({j["prog"] for j in JOBS if j["kind"] == "app"})
@@ -547,6 +556,8 @@ def main(argv=None):
                     help="the application kernels (apps/) and the memory footprint, beside the peer")
     ap.add_argument("--req", action="store_true",
                     help="merged request handles (bench/req.c): one node, and two namespace hosts (root)")
+    ap.add_argument("--wait", action="store_true",
+                    help="the wait modes (bench/wait.c): 2 PEs, and 4 PEs on 2 cores")
     ap.add_argument("--reps", type=int, help="repetitions of every figure (default 3, --full 5)")
     ap.add_argument("--only", help="comma-separated job ids to run (see JOBS in this file)")
     ap.add_argument("--impl", action="append", type=parse_impl, default=[],
@@ -563,7 +574,7 @@ def main(argv=None):
     a = ap.parse_args(argv)
 
     set_name = "full" if a.full else "mpi" if a.mpi else "apps" if a.apps else \
-        "req" if a.req else "headline"
+        "req" if a.req else "wait" if a.wait else "headline"
     reps = a.reps or (1 if a.quick else 5 if a.full else 3)
     timeout = a.timeout or (600 if a.full else 180)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -577,7 +588,7 @@ def main(argv=None):
     impls = [dict(i) for i in IMPLS]
     if set_name == "mpi":      # "Shimmer vs MPI" shows no OpenSHMEM peer
         impls = [i for i in impls if i["role"] != "peer"]
-    if set_name == "req":      # an extension of Shimmer's: nobody to compare with
+    if set_name in ("req", "wait"):  # Shimmer's own: nobody to compare with
         impls = [i for i in impls if i["role"] == "shimmer"]
     if set_name == "apps":     # nor do the applications show MPI
         impls = [i for i in impls if i["role"] != "mpi"]
