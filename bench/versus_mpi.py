@@ -223,6 +223,38 @@ def out_of_reach(pl, t, x):
                                    else "the copy alone takes", fmt(x / lim))
 
 
+def copy_beside(pl, t, missed):
+    """For a latency target missed on one node at sizes a copy would allow:
+    each size's time asked beside the same-pattern copy (limits/memcpy_bw)
+    and Shimmer's own cost, its figure at the smallest size less that size's
+    copy.  Copy plus own cost above what is asked: the size is out of reach
+    for any put or get that copies and then does what Shimmer does at 8 B.
+    None when there is nothing to show."""
+    ours = pl.curves.get(t.ours.id, {})
+    theirs = pl.curves.get(t.theirs.id, {})
+    if pl.id != "node" or t.ours.shape != "lat" or not ours or not missed:
+        return None
+    x0 = min(ours)
+    lim0 = pl.limit.get((t.ours.id, x0))
+    if not lim0:
+        return None
+    own = max(0.0, ours[x0].median - x0 / lim0)
+    rows = []
+    for x in missed:
+        lim = pl.limit.get((t.ours.id, x))
+        if not lim or x not in theirs:
+            continue
+        copy = x / lim
+        need = theirs[x].median * t.factor
+        rows.append("%s needs %s us, has %s; %s %s + own %s = %s%s" % (
+            human(x), fmt(need), fmt(ours[x].median), "copy+fence" if t.ours.completed else "copy",
+            fmt(copy), fmt(own), fmt(copy + own), " (beyond)" if copy + own > need else ""))
+    if not rows:
+        return None
+    return "beside the copy (limits/memcpy_bw; own = Shimmer's %s time less its copy): %s" % (
+        human(x0), "; ".join(rows))
+
+
 def judge(pl, t, quick):
     """(verdict, detail) of one target at every size it covers.  BLOCKED: every
     size it misses asks for more than the same run's machine limit allows."""
@@ -244,6 +276,9 @@ def judge(pl, t, quick):
     if blocked:
         detail += "; out of reach (%s, this run) at %s" % (
             "limits/memcpy_bw", ", ".join("%s: %s" % (human(x), why) for x, why in sorted(blocked.items())))
+    beside = copy_beside(pl, t, sorted(x for x in missed if x not in blocked))
+    if beside:
+        detail += "; " + beside
     invalid = any(ours[x].invalid or theirs[x].invalid for x in sizes)
     fault = any((t.ours.id, x) in pl.faults or (t.theirs.id, x) in pl.faults for x in sizes)
     verdict = ("INVALID" if invalid else "BLOCKED" if missed and len(blocked) == len(missed)

@@ -170,6 +170,11 @@ class VersusMpi(unittest.TestCase):
         self.assertIn("out of reach (limits/memcpy_bw, this run) at 2 KiB: needs %s us, the copy and its fence "
                       "take %s" % (versus_mpi.fmt(0.75 * t), versus_mpi.fmt(0.99 * (t + FENCE))), put_lat["detail"])
         self.assertNotIn("at 1 KiB:", put_lat["detail"])
+        # the size a copy allows carries the copy and Shimmer's own cost beside it
+        self.assertIn("beside the copy (limits/memcpy_bw; own = Shimmer's 8 B time less its copy): 1 KiB needs "
+                      "%s us, has " % versus_mpi.fmt(0.5 * (2.2 * PUT_LAT_MISS / memcpy_bw(PUT_LAT_MISS) + 0.004)),
+                      put_lat["detail"])
+        self.assertNotIn("2 KiB needs", put_lat["detail"])
         # getmem misses only where no copy could: blocked, with the measurement
         self.assertEqual(get_lat["verdict"], "BLOCKED")
         self.assertIn("missed at 1 of 10 sizes: 2 KiB", get_lat["detail"])
