@@ -283,6 +283,8 @@ static void usage(const bench_info_t *info, FILE *f)
         "  -x, --ops LIST        operations / collectives to run, comma separated, or all\n"
         "  -T, --type NAME       element type (amo: int or long)\n"
         "  -g, --global          buffers in static (global) arrays instead of shmem_malloc\n"
+        "  -a, --skew BYTES      the destination buffer starts BYTES (< 4096) past its\n"
+        "                        source's 4 KiB alignment (put_bw, get_bw)\n"
         "  -o, --out FILE        write results to FILE (default stdout)\n"
         "  -f, --format FMT      json (JSON lines, default) or csv\n"
         "  -q, --quick           tiny sizes and iterations (smoke test)\n"
@@ -299,6 +301,7 @@ static void parse_opts(bench_t *b, int argc, char **argv)
         {"sizes", 1, 0, 'm'},   {"iters", 1, 0, 'i'},  {"warmup", 1, 0, 'w'},
         {"budget", 1, 0, 'b'},  {"window", 1, 0, 'W'}, {"threads", 1, 0, 't'},
         {"ops", 1, 0, 'x'},     {"type", 1, 0, 'T'},   {"global", 0, 0, 'g'},
+        {"skew", 1, 0, 'a'},
         {"out", 1, 0, 'o'},     {"format", 1, 0, 'f'}, {"quick", 0, 0, 'q'},
         {"skip-points", 1, 0, 's'}, {"label", 1, 0, 'l'}, {"help", 0, 0, 'h'},
         {0, 0, 0, 0}};
@@ -321,7 +324,7 @@ static void parse_opts(bench_t *b, int argc, char **argv)
 
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "m:i:w:b:W:t:x:T:go:f:qs:l:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:i:w:b:W:t:x:T:ga:o:f:qs:l:h", longopts, NULL)) != -1) {
         bool ok = true;
         char *colon;
         size_t v;
@@ -359,6 +362,7 @@ static void parse_opts(bench_t *b, int argc, char **argv)
         case 'x': snprintf(o->ops, sizeof o->ops, "%s", optarg); break;
         case 'T': snprintf(o->type, sizeof o->type, "%s", optarg); break;
         case 'g': o->global = true; break;
+        case 'a': ok = parse_size(optarg, &o->skew) && o->skew < 4096; break;
         case 'o': o->out_path = optarg; break;
         case 'f':
             ok = !strcmp(optarg, "csv") || !strcmp(optarg, "json");
@@ -499,9 +503,9 @@ static void write_header(bench_t *b, const char *hostinfo)
 
     const bench_opts_t *o = &b->opt;
     fprintf(f, ",\"options\":{\"min_size\":%zu,\"max_size\":%zu,\"iters\":%ld,\"warmup\":%ld,"
-               "\"budget\":%zu,\"global\":%s,\"quick\":%s,\"skip_points\":%ld,\"ops\":",
+               "\"budget\":%zu,\"global\":%s,\"skew\":%zu,\"quick\":%s,\"skip_points\":%ld,\"ops\":",
             o->min_size, o->max_size, o->iters, o->warmup, o->budget, o->global ? "true" : "false",
-            o->quick ? "true" : "false", o->skip_points);
+            o->skew, o->quick ? "true" : "false", o->skip_points);
     json_str(f, o->ops);
     fputs(",\"type\":", f);
     json_str(f, o->type);

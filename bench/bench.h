@@ -76,6 +76,7 @@ typedef struct bench_opts {
     char        ops[256];
     char        type[16];
     bool        global;        /* buffers in static arrays, not shmem_malloc */
+    size_t      skew;          /* -a: the destination starts this far past 4 KiB alignment */
     bool        csv;
     bool        quick;         /* tiny sizes and iterations (tests) */
     long        skip_points;   /* resume after a crash: skip the first N points */

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 
     size_t max = b.opt.max_size;
     char *sbuf = bench_sym_alloc(&b, max);
-    char *rbuf = bench_sym_alloc(&b, max);
+    char *rbuf = bench_sym_alloc(&b, max + b.opt.skew) + b.opt.skew;
     long w = b.opt.windows[0];
 
     BENCH_FOR_SIZES(&b, size) {
