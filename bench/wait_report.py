@@ -10,8 +10,8 @@ import statistics
 MODES = ("auto", "spin", "yield", "nap", "monitor")
 DELAYS = ("1us", "10us", "100us", "1ms", "10ms")
 LONG = ("100us", "1ms", "10ms")          # the waits the CPU target is about
-# "not starved": the setter's median store is late by at most this much, and
-# by at most a tenth of the delay beyond it (a scheduler tick is 4 ms)
+# "not starved": at 4 PEs on 2 cores the setter's median store is late by at
+# most this much more than at 2 PEs, plus a tenth of the delay
 STARVED_US = 100.0
 
 
@@ -64,12 +64,19 @@ def _targets(run):
         rows.append(("%s wait: default wake-up latency vs spin" % d,
                      "%s (%s vs %s us)" % (_fmt(more, "% more"), _fmt(wa), _fmt(ws)), "<= 10 % more",
                      _verdict(more <= 10 if more is not None else None)))
-    late = [(d, _row(run, "wait_over_auto", d).get("setter_late_us")) for d in DELAYS]
-    late = [(d, v) for d, v in late if v is not None]
-    bad = [d for d, v in late if v > STARVED_US + 0.1 * float(d[:-2]) * (1000 if d.endswith("ms") else 1)]
-    worst = max((v for _, v in late), default=None)
-    rows.append(("4 PEs on 2 cores, default: setter's median lateness (worst delay)",
-                 "%s%s" % (_fmt(worst, "us"), (" (starved at " + ", ".join(bad) + ")") if bad else ""),
+    # the setter's lateness beyond what it is with a core per PE (a loaded
+    # machine delays a setter that spins on the clock whatever the waiters do)
+    late = []
+    for d in DELAYS:
+        o, b = _row(run, "wait_over_auto", d).get("setter_late_us"), _row(run, "wait_auto", d).get("setter_late_us")
+        if o is not None:
+            late.append((d, o, o - (b or 0)))
+    bad = [d for d, _, x in late if x > STARVED_US + 0.1 * float(d[:-2]) * (1000 if d.endswith("ms") else 1)]
+    worst = max(late, key=lambda t: t[2], default=None)
+    rows.append(("4 PEs on 2 cores, default: setter's median lateness beyond 2 PEs' (worst delay)",
+                 "%s at %s (%s at 4 PEs)%s" % (_fmt(worst[2], "us"), worst[0], _fmt(worst[1], "us"),
+                                              (", starved at " + ", ".join(bad)) if bad else "")
+                 if worst else "—",
                  "<= %g us + delay/10" % STARVED_US, _verdict(not bad if late else None)))
     return rows
 
