@@ -50,7 +50,7 @@ static SHR_ALWAYS_INLINE void shr_req_get(const char *fn, shr_ctx_t *ctx, void *
     const void *origin = shr_rma_map(fn, src, len, pe);
 
     if (SHR_LIKELY(origin != NULL && dest != NULL)) {
-        memcpy(dest, origin, len);
+        shr_copy_get(dest, origin, len);
         return;
     }
     shr_req_get_slow(fn, ctx, dest, src, len, pe, req_p);
