@@ -77,35 +77,47 @@ def why(run, job):
     lat = {m: _one(run, job, "time_us", op="lat", mode=m) for m in ("put+quiet", "merged", "get", "inject")}
     fits = {m: _fit(run, job, m, 1) for m in ("default", "merged")}
     if job == "hosts_req":
+        inj = lat["inject"]
         if all(fits.values()):
             (sd, cd), (sm, cm) = fits["default"], fits["merged"]
-            L.append("Rate, 1 thread: a window of w puts costs %.3f us/put + %.1f us (default) and "
-                     "%.3f us/put + %.1f us (merged), least squares over the windows. Both paths post "
-                     "the same UCX put per operation and complete a window with one flush of the "
-                     "endpoint (one round trip, the constant), so the ratio tends to %.2fx at large "
-                     "windows. 2.2x needs merged's cost per put at 1/2.2 of default's, i.e. %.3f us; "
-                     "the paper's 2.2x came from a default path that paid per-operation bookkeeping "
-                     "Shimmer's put_nbi never had." % (sd, cd, sm, cm, sd / sm if sm else 0, sd / 2.2))
-        if lat["merged"] and lat["put+quiet"] and lat["get"]:
-            L.append("Latency: put + quiet = %.1f us, put + handle wait = %.1f us, a blocking 8 B get "
-                     "(one network round trip) = %.1f us, a put without completion = %.2f us. Remote "
-                     "completion of a put is one flush round trip whichever call waits for it, so "
-                     "the handle costs what put + quiet costs; 0.4x (%.1f us) is below one round "
-                     "trip: only local completion (the source reusable, %.2f us here) is that cheap, "
-                     "and that is not what a handle promises." % (
-                         lat["put+quiet"], lat["merged"], lat["get"], lat["inject"] or 0,
-                         0.4 * lat["put+quiet"], lat["inject"] or 0))
+            L.append("Rate, 1 thread: least squares over the windows, a window of w puts costs "
+                     "%.2f us/put + %.1f us (default) and %.2f us/put + %.1f us (merged); the ratio "
+                     "tends to %.2fx. Issuing one 8 B put alone (no completion) costs %s: the "
+                     "cost per put is the UCX put itself (over TCP, a send), the same call in both "
+                     "paths, and one flush per window is all either adds. 2.2x needs merged at "
+                     "%.2f us/put%s; the paper's 2.2x came from a default path that paid "
+                     "per-operation bookkeeping Shimmer's put_nbi never had." % (
+                         sd, cd, sm, cm, sd / sm if sm else 0,
+                         "%.2f us" % inj if inj else "(not measured)", sd / 2.2,
+                         ", below that cost of issuing a put" if inj and sd / 2.2 < inj else ""))
+        if lat["merged"] and lat["put+quiet"] and lat["get"] and inj:
+            flush = lat["put+quiet"] - inj
+            L.append("Latency: put + quiet = %.1f us, put + handle wait = %.1f us; of that, issuing "
+                     "the put takes %.1f us (inject) and the flush that makes it remotely complete "
+                     "%.1f us, %.1fx a blocking 8 B get (%.1f us, one network round trip). Both "
+                     "calls wait for that same flush, so they cost the same; 0.4x (%.1f us) is "
+                     "below issue + one round trip (%.1f us): only local completion (the source "
+                     "reusable: %.1f us) is that cheap, and a handle promises remote completion." % (
+                         lat["put+quiet"], lat["merged"], inj, flush, flush / lat["get"], lat["get"],
+                         0.4 * lat["put+quiet"], inj + lat["get"], inj))
         ov = {m: [(k["size"], v.get("overlap_pct")) for k, v in _series(run, job, op="overlap", mode=m)]
               for m in ("default", "merged", "merged+test")}
         best = {m: max((x for x in ov[m] if x[1] is not None), key=lambda x: x[1], default=None) for m in ov}
+        bw8 = _one(run, job, "messages_per_s", op="bw_put", mode="merged", size=8)
         if best["merged"]:
             t = best["merged+test"]
-            L.append("Overlap: merged peaks at %.0f %% (%d B); shmemx_req_wait posts the handle's "
-                     "flushes, so their round trip starts after the computation and is never "
-                     "hidden. One shmemx_req_test right after the issue posts them before "
-                     "computing: %s (the progress thread completes them meanwhile)." % (
+            share = ("; at 8 B a window of 64 puts takes %.0f us (bandwidth run) and issuing them "
+                     "%.0f us of it (64 x inject): %.0f %% of the communication is this CPU in "
+                     "the put calls, which no completion scheme can overlap with this CPU's "
+                     "computation" % (64 / bw8 * 1e6, 64 * inj, min(100, 100 * 64 * inj / (64 / bw8 * 1e6)))
+                     if bw8 and inj else "")
+            L.append("Overlap: merged peaks at %.0f %% (%d B), default at %s%s. Beyond the put "
+                     "calls a window waits for the flush's round trip, which shmemx_req_wait posts "
+                     "after the computation; a shmemx_req_test right after the issue posts it "
+                     "before: %s." % (
                          best["merged"][1], best["merged"][0],
-                         "%.0f %% at %d B" % (t[1], t[0]) if t else "not measured"))
+                         "%.0f %% (%d B)" % (best["default"][1], best["default"][0]) if best["default"] else "—",
+                         share, "%.0f %% at %d B" % (t[1], t[0]) if t else "not measured"))
     else:
         windows = sorted({k["window"] for k, _ in _series(run, job, op="rate")})
         below, worst_excess = [], 0.0
