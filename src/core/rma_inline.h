@@ -69,19 +69,20 @@ static SHR_ALWAYS_INLINE void shr_copy_short(char *d, const char *s, size_t len)
     }
 }
 
-/* The skew window.  glibc's memcpy (2.36) copies 4 KiB up to the L2 size
- * (1 MiB here) with `rep movsb`, which on AMD Zen stalls at every load when
- * the destination lies a few bytes ahead of the source modulo 4 KiB: each
+/* The skew window.  glibc's memcpy (2.36) copies above 2 KiB up to the L2
+ * size (1 MiB here) with `rep movsb`, which on AMD Zen stalls at every load
+ * when the destination lies a few bytes ahead of the source modulo 4 KiB: each
  * load waits behind a store just issued to the same address modulo 4 KiB.
  * Measured on an AMD EPYC (Zen 4), 64 KiB, best of 3, GB/s memcpy against
  * shr_copy_skewed: (dest - src) mod 4 KiB 0: 57/58; 1-15: 2.5-3.5/33-49;
  * 16-31: 26-54/36-49; 32-63: 35-41/33-49 but at 4-16 KiB 87-106/48-59;
- * 64 and more: alike.  Below 4 KiB (vector moves, which step around the
- * aliasing) and from 1 MiB (4 MiB: 46/40) memcpy stays ahead at every
- * skew.  So the skewed copy takes 1-31 bytes of skew, 4 KiB to 1 MiB. */
+ * 64 and more: alike.  Up to 2 KiB (vector moves, which step around the
+ * aliasing; 2 KiB, skew 4-30: 66-77/39-46) and from 1 MiB (1 MiB: 36-42/
+ * 30-34) memcpy stays ahead at every skew; 3 KiB, skew 4-14: 2/41-45.
+ * So the skewed copy takes 1-31 bytes of skew, above 2 KiB to 1 MiB. */
 #define SHR_COPY_SKEW_PAGE 4096u
 #define SHR_COPY_SKEW_MAX 31u                /* (dest - src) mod 4 KiB in 1..this */
-#define SHR_COPY_SKEW_MIN_LEN 4096u          /* memcpy's rep movsb from here */
+#define SHR_COPY_SKEW_MIN_LEN 2049u          /* memcpy's rep movsb from here */
 #define SHR_COPY_SKEW_END_LEN (1u << 20)     /* ... to here (glibc: the L2 size) */
 
 /* Copies len (>= 16) bytes, each byte stored once, loading each 64-byte
