@@ -46,9 +46,9 @@ typedef struct shr_waiter {
 
 /* A wait on something other than one word (no monitor), and a wait on the
  * `_size`-byte word at `_addr` (local memory, naturally aligned). */
-#define SHR_WAITER_INIT(_what) {0, 0, false, false, false, 0, NULL, 0, 0, 0, (_what)}
 #define SHR_WAITER_ON(_what, _addr, _size) \
-    {0, 0, false, false, false, (unsigned char)(_size), (_addr), 0, 0, 0, (_what)}
+    {.size = (unsigned char)(_size), .addr = (_addr), .what = (_what)}
+#define SHR_WAITER_INIT(_what) SHR_WAITER_ON(_what, NULL, 0)
 
 /* Out of line: the wait mode, progress, debug-mode hang report. */
 SHR_COLD void shr_waiter_yield(shr_waiter_t *waiter);
