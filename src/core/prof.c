@@ -37,7 +37,8 @@ typedef struct {
 /* What each PE sends PE 0 at finalize. */
 typedef struct {
     prof_row_t row[SHR_PROF_COUNT];
-    uint64_t wall_ns; /* from the start of init to the end of finalize */
+    uint64_t wall_ns;     /* from the start of init to the end of finalize */
+    uint64_t recorded_ns; /* of that, while recording (shmem_pcontrol) */
 } prof_pe_t;
 
 static const char *const family_name[SHR_PROF_COUNT] = {
@@ -53,6 +54,7 @@ static int level;     /* SHIMMER_PROFILE for this init..finalize */
 static int recording; /* level != off and not paused by shmem_pcontrol(0) */
 static bool use_tsc;  /* ticks() reads the invariant TSC */
 static uint64_t cal_ns, cal_ticks; /* both clocks at init: the calibration's start */
+static uint64_t recording_since; /* CLOCK_MONOTONIC when recording last resumed */
 
 uint64_t shr_prof_now(void)
 {
@@ -114,6 +116,7 @@ int shr_prof_init(uint64_t t0)
     cal_ticks = ticks();
     cal_ns = shr_prof_now();
     recording = level != SHR_PROFILE_OFF;
+    recording_since = cal_ns;
     if (recording) {
         record(SHR_PROF_INIT, &mine.row[SHR_PROF_INIT].ns, cal_ns - t0, 0);
     }
@@ -135,8 +138,17 @@ void shr_prof_pcontrol(int pc_level)
 {
     /* the spec's levels: 0 off, 1 on, 2 and up more detail; negative ones
      * belong to tools */
-    if (level != SHR_PROFILE_OFF && pc_level >= 0) {
-        __atomic_store_n(&recording, pc_level > 0, __ATOMIC_RELAXED);
+    if (level == SHR_PROFILE_OFF || pc_level < 0) {
+        return;
+    }
+    /* the recorded time: what a program that profiles one region (pauses
+     * after init, resumes at the region's start, pauses at its end)
+     * compares the families with; pcontrol is called from one thread */
+    int was = __atomic_exchange_n(&recording, pc_level > 0, __ATOMIC_RELAXED);
+    if (!was && pc_level > 0) {
+        recording_since = shr_prof_now();
+    } else if (was && pc_level == 0) {
+        mine.recorded_ns += shr_prof_now() - recording_since;
     }
 }
 
@@ -162,13 +174,16 @@ static uint64_t pick_calls(const prof_pe_t *p, int f) { return p->row[f].calls; 
 static uint64_t pick_ns(const prof_pe_t *p, int f) { return p->row[f].ns; }
 static uint64_t pick_bytes(const prof_pe_t *p, int f) { return p->row[f].bytes; }
 static uint64_t pick_wall(const prof_pe_t *p, int f) { (void)f; return p->wall_ns; }
+static uint64_t pick_recorded(const prof_pe_t *p, int f) { (void)f; return p->recorded_ns; }
 
 static void print_table(FILE *out, const prof_pe_t *all, int n, bool per_pe)
 {
     stat_t wall = over_pes(all, n, pick_wall, 0);
+    stat_t recorded = over_pes(all, n, pick_recorded, 0);
 
-    fprintf(out, "shimmer profile: %d PEs, %.6f s from init to finalize (mean over PEs); "
-                 "per PE, min / mean / max over the PEs\n", n, wall.mean / 1e9);
+    fprintf(out, "shimmer profile: %d PEs, %.6f s from init to finalize, %.6f s recorded "
+                 "(shmem_pcontrol; means over PEs); per PE, min / mean / max over the PEs\n", n,
+            wall.mean / 1e9, recorded.mean / 1e9);
     fprintf(out, "%-10s %10s %12s %10s  %11s %11s %11s %6s  %14s %16s %14s\n", "family",
             "calls.min", "calls.mean", "calls.max", "time.min_s", "time.mean_s", "time.max_s",
             "%wall", "bytes.min", "bytes.mean", "bytes.max");
@@ -207,7 +222,9 @@ void shr_prof_report(uint64_t t0)
         return;
     }
     uint64_t now = shr_prof_now();
-    recording = 0;
+    if (__atomic_exchange_n(&recording, 0, __ATOMIC_RELAXED)) {
+        mine.recorded_ns += now - recording_since;
+    }
     ticks_to_ns(now);
     record(SHR_PROF_FINALIZE, &mine.row[SHR_PROF_FINALIZE].ns, now - t0, 0);
     mine.wall_ns = now - init_ns;

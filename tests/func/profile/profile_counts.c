@@ -135,6 +135,23 @@ static void expect_family(const char *path, const char *family, int n, bool per_
            row.time[0], row.time[1], row.time[2]);
 }
 
+/* The header's wall and recorded times: the recorded time leaves out the
+ * paused stretch (PAUSED_US asleep at least), nothing else. */
+#define PAUSED_US 50000
+static void expect_recorded(const char *path)
+{
+    FILE *in = fopen(path, "r");
+    double wall = -1, recorded = -1;
+    int n = 0;
+
+    EXPECT(in != NULL, "no profile in %s", path);
+    EXPECT(fscanf(in, "shimmer profile: %d PEs, %lf s from init to finalize, %lf s recorded", &n,
+                  &wall, &recorded) == 3, "the first line names no wall and recorded time");
+    fclose(in);
+    EXPECT(recorded > 0 && recorded <= wall - PAUSED_US / 1e6,
+           "recorded %.6f s of a %.6f s run with %.3f s paused", recorded, wall, PAUSED_US / 1e6);
+}
+
 static long put_calls(int pe, int n) { (void)n; return pe + 3; }
 static long put_bytes(int pe, int n) { (void)n; return 16L * (pe + 1) + 8 + 24; }
 static long get_calls(int pe, int n) { (void)pe; (void)n; return 4; }
@@ -187,6 +204,7 @@ int main(int argc, char **argv)
     shmem_long_sum_reduce(SHMEM_TEAM_WORLD, reduced, src, 3);    /* 24 bytes */
 
     shmem_pcontrol(0);                                 /* paused: nothing below counts */
+    usleep(PAUSED_US);                                 /* nor in the recorded time */
     for (int i = 0; i < 10; i++) {
         shmem_long_put(&dst[30], src, 4, right);
         shmem_long_p(&dst[40], 1, right);
@@ -212,6 +230,7 @@ int main(int argc, char **argv)
         return 0;
     }
     bool per_pe = strcmp(mode, "pe") == 0;
+    expect_recorded(path);
     expect_family(path, "put", n, per_pe, put_calls, put_bytes);
     expect_family(path, "get", n, per_pe, get_calls, get_bytes);
     expect_family(path, "amo", n, per_pe, amo_calls, amo_bytes);
