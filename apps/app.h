@@ -70,7 +70,8 @@ long app_pick_iters(const app_t *a, long tiny, long class_a, long class_b);
 const char *app_class_name(const app_t *a);
 
 /* The timed region: every PE enters and leaves together (barrier_all), so
- * the time is the slowest PE's.  Several begin/end pairs add up. */
+ * the time is the slowest PE's.  Several begin/end pairs add up.  A
+ * profiling tool sees only these regions (shmem_pcontrol, with 1.5). */
 void app_time_begin(app_t *a);
 void app_time_end(app_t *a);
 double app_now(void);
