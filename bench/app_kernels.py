@@ -4,10 +4,12 @@ runner.py takes its jobs from jobs() (the "apps" set, also in --full);
 report.py calls markdown(), plots(), text_summary() and summary() for the
 report's "Applications" section.
 
-Beside the timed runs, one untimed run per kernel under Shimmer's built-in
-profile (SHIMMER_PROFILE=1, 4 PEs on one node, docs/profile.md) splits the
-kernel's time by routine family; read_profile() is the one parser of that
-table.
+Beside the timed runs, one untimed run per kernel and one-node placement
+under Shimmer's built-in profile (SHIMMER_PROFILE=1, docs/profile.md; the
+kernels record their timed region only) splits the kernel's time by routine
+family; read_profile() is the one parser of that table.  With the copy
+probe of the same run (memcpy_apps) the split bounds what any library could
+reach: a missed target beyond that bound reads BLOCKED (Reach below).
 
 Each kernel prints the time of its own timed region (barrier-bounded, data
 generation and checks excluded) and writes it with -o; a job is one kernel
@@ -42,36 +44,49 @@ SETS = ("full", "apps")
 QUICK_ARGS = ["tiny"]
 
 
-# The profile split: PEs of its one-node run, and the columns it shows:
-# label, the profile families (src/core/prof.def) summed into it.  "other"
-# is every other family; "outside" is the wall time in none (the program's
-# own computation, data generation and self-check).
-PROFILE_PES = 4
+# The profile split: the columns it shows: label, the profile families
+# (src/core/prof.def) summed into it.  "other" is every other family;
+# "outside" is the recorded time in none (the kernel's own computation).
 SPLIT = [("put", ("put",)), ("get", ("get",)), ("amo", ("amo",)), ("barrier", ("barrier",)),
          ("reduction", ("reduce",)), ("wait", ("wait",)), ("init", ("init",))]
+# families outside any timed region: left out when the profile recorded one
+UNTIMED = ("init", "finalize")
+# The copy probe for the reach: one core copying daxpy's chunk (64 KiB, in
+# cache) and buffers the size of its vectors (64 MiB, from memory); the
+# best of its sizes, directions and repetitions, so that no kernel's copies
+# can be faster than the floor assumes.
+COPY_JOB, COPY_ARGS = "memcpy_apps", ["-m", "64k,64M"]
 
 
 def job_id(kernel, pid):
     return "app_%s_%s" % (kernel, pid)
 
 
-def profile_job_id(kernel):
-    return "appprof_%s" % kernel
+def profile_job_id(kernel, pid):
+    return "appprof_%s_%s" % (kernel, pid)
+
+
+def profiled_placements():
+    return [(pid, label, n) for pid, label, n, hosts in PLACEMENTS if hosts == 1]
 
 
 def jobs(job):
     """The apps set's jobs, made with the runner's job(): every kernel at
-    every placement, then its profiled run (Shimmer only)."""
+    every placement, its profiled runs on one node (Shimmer only), and the
+    copy probe."""
     return [job(job_id(k, pid), k, node if hosts == 1 else across, n=n, sets=SETS, kind="app",
                 hosts=hosts, quick_args=QUICK_ARGS)
             for k, node, across in KERNELS for pid, _, n, hosts in PLACEMENTS] + \
-        [job(profile_job_id(k), k, node, n=PROFILE_PES, sets=SETS, kind="app", roles=("shimmer",),
-             quick_args=QUICK_ARGS, profile=True) for k, node, _ in KERNELS]
+        [job(profile_job_id(k, pid), k, node, n=n, sets=SETS, kind="app", roles=("shimmer",),
+             quick_args=QUICK_ARGS, profile=True)
+         for k, node, _ in KERNELS for pid, _, n in profiled_placements()] + \
+        [job(COPY_JOB, "memcpy_bw", COPY_ARGS, kind="limit", sets=SETS)]
 
 
 def read_profile(path):
     """The aggregated table of SHIMMER_PROFILE=1 (docs/profile.md), or None:
-    {"pes": n, "wall_s": mean wall time, "families": {family: {"calls": mean,
+    {"pes": n, "wall_s": mean wall time, "recorded_s": mean recorded time
+    (None from a table that has none), "families": {family: {"calls": mean,
     "time_s": mean, "time_max_s": max, "bytes": mean}}}."""
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
@@ -81,7 +96,8 @@ def read_profile(path):
     if not lines or not lines[0].startswith("shimmer profile:"):
         return None
     head = lines[0].split()
-    out = {"pes": int(head[2]), "wall_s": float(head[4]), "families": {}}
+    recorded = float(head[10]) if len(head) > 12 and head[12] == "recorded" else None
+    out = {"pes": int(head[2]), "wall_s": float(head[4]), "recorded_s": recorded, "families": {}}
     for line in lines[2:]:
         if line.startswith("shimmer profile per PE:"):
             break
@@ -94,21 +110,30 @@ def read_profile(path):
 
 
 class Split:
-    """One kernel's profiled run: % of the wall time (init to finalize, mean
-    over the PEs) in each column of SPLIT, in "other" and outside the library."""
+    """One kernel's profiled run at one placement: % of the recorded time
+    (the timed region; a table without one: init to finalize), mean over the
+    PEs, in each column of SPLIT, in "other" and outside the library."""
 
-    def __init__(self, run, kernel):
-        self.kernel = kernel
-        self.prof = read_profile(os.path.join(run.root, "raw", run.shimmer or "-",
-                                              profile_job_id(kernel) + ".prof"))
-        self.timed = run.stat(run.shimmer, profile_job_id(kernel), "time_s") if run.shimmer else None
-        self.pct, self.others = {}, []
-        if not self.prof or self.prof["wall_s"] <= 0:
+    def __init__(self, run, kernel, pid, label):
+        self.kernel, self.pid, self.label = kernel, pid, label
+        self.job = profile_job_id(kernel, pid)
+        self.prof = read_profile(os.path.join(run.root, "raw", run.shimmer or "-", self.job + ".prof"))
+        self.timed = run.stat(run.shimmer, self.job, "time_s") if run.shimmer else None
+        self.pct, self.others, self.bytes = {}, [], 0.0
+        if not self.prof:
             return
-        wall = self.prof["wall_s"]
-        fam = self.prof["families"]
+        region = bool(self.prof["recorded_s"])
+        self.base_s = self.prof["recorded_s"] if region else self.prof["wall_s"]
+        if self.base_s <= 0:
+            self.prof = None
+            return
+        wall = self.base_s
+        fam = {f: r for f, r in self.prof["families"].items() if not (region and f in UNTIMED)}
+        self.bytes = sum(r["bytes"] for r in fam.values())
         named = set()
         for label, families in SPLIT:
+            if region and set(families) <= set(UNTIMED):
+                continue
             self.pct[label] = 100.0 * sum(fam[f]["time_s"] for f in families if f in fam) / wall
             named.update(families)
         rest = {f: r["time_s"] for f, r in fam.items() if f not in named}
@@ -125,29 +150,57 @@ class Split:
 
 
 def splits(run):
-    return [s for s in (Split(run, k) for k, _, _ in KERNELS) if s.prof]
+    return [s for s in (Split(run, k, pid, label) for k, _, _ in KERNELS
+                        for pid, label, _ in profiled_placements()) if s.prof]
+
+
+def copy_bandwidth(run):
+    """Bytes per second of the copy probe (the best of both directions), or None."""
+    best = max((bw for op in ("put", "get") for _, bw in run.limit_curve(COPY_JOB, "bandwidth_MBps", op=op)),
+               default=None)
+    return best * 1e6 if best else None
+
+
+class Reach:
+    """The largest speed-up over the peer that any library could give a kernel
+    on one node, from the run's own measurements: the kernel cannot take
+    less than its time outside the library (the recorded share outside any
+    routine, times Shimmer's timed median) plus the copy of the bytes the
+    library moved for it at the probe's bandwidth (one core each; PEs beyond
+    the CPUs share them).  Every other part of the library's time, waiting
+    for slower PEs included, counts as removable, so the floor is low and
+    the reach generous."""
+
+    def __init__(self, result, split, bandwidth, cpus):
+        self.outside_s = result.shim.median * split.pct["outside"] / 100.0
+        self.copy_s = split.bytes / bandwidth * max(1.0, result.n / float(cpus))
+        self.floor_s = self.outside_s + self.copy_s
+        self.speedup = result.peer.median / self.floor_s if self.floor_s > 0 else None
+
+    def text(self):
+        return "reach %s× (floor %s s: outside the library %s s + copy %s s)" % (
+            fmt(self.speedup), fmt(self.floor_s), fmt(self.outside_s), fmt(self.copy_s))
 
 
 def split_markdown(run):
     ss = splits(run)
     if not ss:
         return []
-    cols = [label for label, _ in SPLIT] + ["other", "outside"]
+    cols = [label for label, _ in SPLIT if any(label in s.pct for s in ss)] + ["other", "outside"]
     L = ["### Where Shimmer's time goes", "",
-         "One untimed run per kernel under the built-in profile (`SHIMMER_PROFILE=1`, docs/profile.md), "
-         "%d PEs on one node, the same arguments as the timed runs: the share of each PE's wall time, "
-         "from the start of `shmem_init` to the end of `shmem_finalize` (mean over the PEs), spent in "
-         "each family of routines. reduction: `reduce`; other: every other family (the largest named); "
-         "outside: in no OpenSHMEM routine (the kernel's own computation, data generation and "
-         "self-check). Time in barrier, wait and the collectives includes waiting for slower PEs. "
-         "Timed region: the kernel's own timed region in this run, as a share of the wall time." % PROFILE_PES,
-         "", "| kernel | wall (s) | timed region | " + " | ".join(cols) + " | largest in other |",
-         "|---|---:|---:|" + "---:|" * len(cols) + "---|"]
+         "One untimed run per kernel and one-node placement under the built-in profile "
+         "(`SHIMMER_PROFILE=1`, docs/profile.md), the same arguments as the timed runs. The kernels "
+         "pause the profile outside their timed region (`shmem_pcontrol`), so the shares are of the "
+         "timed region (recorded, mean over the PEs; init and finalize left out): each family of "
+         "routines, reduction: `reduce`; other: every other family (the largest named); outside: in "
+         "no OpenSHMEM routine (the kernel's own computation). Time in barrier, wait and the "
+         "collectives includes waiting for slower PEs. MB: what the routines moved per PE (1e6 bytes).",
+         "", "| kernel | placement | recorded (s) | " + " | ".join(cols) + " | MB per PE | largest in other |",
+         "|---|---|---:|" + "---:|" * len(cols) + "---:|---|"]
     for s in ss:
-        timed = "%.0f %%" % (100.0 * s.timed.median / s.prof["wall_s"]) if s.timed else "—"
-        L.append("| %s | %s | %s | %s | %s |" % (
-            s.kernel, fmt(s.prof["wall_s"]), timed,
-            " | ".join("%.1f %%" % s.pct[c] for c in cols),
+        L.append("| %s | %s | %s | %s | %s | %s |" % (
+            s.kernel, s.label, fmt(s.base_s),
+            " | ".join("%.1f %%" % s.pct[c] if c in s.pct else "—" for c in cols), fmt(s.bytes / 1e6),
             ", ".join("%s %.1f %%" % o for o in s.others) or "—"))
     return L + [""]
 
@@ -155,7 +208,8 @@ def split_markdown(run):
 class Result:
     """One kernel at one placement: both implementations' times and rates."""
 
-    def __init__(self, run, kernel, pid, label, n, hosts):
+    def __init__(self, run, kernel, pid, label, n, hosts, reach_from=None):
+        """reach_from: (splits by (kernel, pid), copy bandwidth, CPUs), for Reach."""
         self.kernel, self.pid, self.label, self.n, self.hosts = kernel, pid, label, n, hosts
         self.job = job_id(kernel, pid)
         self.shim = run.stat(run.shimmer, self.job, "time_s")
@@ -178,6 +232,12 @@ class Result:
             self.peer_why = "> %s s (timed out)" % fmt(self.peer_above)
         else:
             self.speedup_above = None
+        self.split = self.reach = None
+        if reach_from and hosts == 1:
+            by_job, bandwidth, cpus = reach_from
+            self.split = by_job.get((kernel, pid))
+            if self.split and bandwidth and self.shim and self.peer:
+                self.reach = Reach(self, self.split, bandwidth, cpus)
         self.verdict = self._judge(run)
 
     def _judge(self, run):
@@ -194,6 +254,8 @@ class Result:
         if self.peer.invalid:
             return "peer INVALID"
         v = "met" if self.speedup >= self.target else "MISSED"
+        if v == "MISSED" and self.reach and self.reach.speedup and self.reach.speedup < self.target:
+            v = "BLOCKED"      # no library could reach the target here: Reach
         return v + (" (noisy)" if self.shim.noisy or self.peer.noisy else "")
 
     def ran(self, run):
@@ -201,8 +263,14 @@ class Result:
 
 
 def results(run):
-    return [r for r in (Result(run, k, pid, label, n, hosts)
+    cpus = (run.meta.get("machine") or {}).get("online_cpus") or os.cpu_count() or 1
+    reach_from = ({(s.kernel, s.pid): s for s in splits(run)}, copy_bandwidth(run), cpus)
+    return [r for r in (Result(run, k, pid, label, n, hosts, reach_from)
                         for k, _, _ in KERNELS for pid, label, n, hosts in PLACEMENTS) if r.ran(run)]
+
+
+def human_bw(bps):
+    return "%s GB/s" % fmt(bps / 1e9) if bps else "not measured"
 
 
 def speedup_cell(r, times):
@@ -254,18 +322,24 @@ def markdown(run, plot_files):
             stat_cell(r.shim_rate, spread=False) + (" " + r.unit if r.shim_rate else ""),
             stat_cell(r.peer_rate, spread=False) + (" " + r.unit if r.peer_rate else ""),
             fmt(r.target), r.verdict))
-    judged = [r for r in rs if r.verdict.startswith(("met", "MISSED"))]
-    L += ["", "Met: %d of %d judged." % (sum(r.verdict.startswith("met") for r in judged), len(judged)), ""]
-    missed = [r for r in judged if r.verdict.startswith("MISSED")]
+    judged = [r for r in rs if r.verdict.startswith(("met", "MISSED", "BLOCKED"))]
+    blocked = sum(r.verdict.startswith("BLOCKED") for r in judged)
+    L += ["", "Met: %d of %d judged.%s" % (sum(r.verdict.startswith("met") for r in judged), len(judged),
+                                           " Blocked (below): %d." % blocked if blocked else ""), ""]
+    missed = [r for r in judged if r.verdict.startswith(("MISSED", "BLOCKED"))]
     if missed:
-        split = {s.kernel: s for s in splits(run)}
-        L += ["Missed, with where Shimmer's time went in its profiled run (%d PEs, one node; below):"
-              % PROFILE_PES, ""]
+        L += ["Missed, with where Shimmer's time went in its profiled run at the same placement "
+              "(below) and, on one node, the reach: the largest speed-up over the peer any library "
+              "could give, from this run: the peer's time over the kernel's floor, its time outside "
+              "the library (the profile's share outside, times Shimmer's time) plus the copy of the "
+              "bytes the library moved at the copy probe's bandwidth (limits/memcpy_bw `%s`: %s). "
+              "BLOCKED: the reach is below the target." % (
+                  " ".join(COPY_ARGS), human_bw(copy_bandwidth(run))), ""]
         for r in missed:
-            sp = split.get(r.kernel)
-            L.append("- %s, %s: %s× (Shimmer %s s, peer %s s)%s" % (
+            L.append("- %s, %s: %s× (Shimmer %s s, peer %s s)%s%s" % (
                 r.kernel, r.label, fmt(r.speedup), fmt(r.shim.median), fmt(r.peer.median),
-                "; profile: " + sp.brief() if sp else ""))
+                "; profile: " + r.split.brief() if r.split else "",
+                "; " + r.reach.text() if r.reach else ""))
         L.append("")
     L += split_markdown(run)
     for name in plot_files:
@@ -286,9 +360,9 @@ def text_summary(run):
             speedup_cell(r, "x"), fmt(r.target), r.verdict))
     ss = splits(run)
     if ss:
-        out.append("where Shimmer's time goes (SHIMMER_PROFILE, %d PEs, %% of the wall time)" % PROFILE_PES)
+        out.append("where Shimmer's time goes (SHIMMER_PROFILE, %% of the timed region)")
         for s in ss:
-            out.append("  %-10s " % s.kernel + "  ".join(
+            out.append("  %-10s %-16s " % (s.kernel, s.label) + "  ".join(
                 "%s %.0f%%" % (c, p) for c, p in sorted(s.pct.items(), key=lambda kv: -kv[1]) if p >= 0.5))
     return out
 
@@ -340,12 +414,14 @@ def summary(run):
     def st(s):
         return s.as_dict() if s else None
     return [{"kernel": r.kernel, "placement": r.pid, "label": r.label, "shimmer_s": st(r.shim),
-             "peer_s": st(r.peer), "speedup": r.speedup, "speedup_at_least": r.speedup_above, "shimmer_rate": st(r.shim_rate),
+             "peer_s": st(r.peer), "speedup": r.speedup, "speedup_at_least": r.speedup_above,
+             "reach": r.reach.speedup if r.reach else None,
+             "floor_s": r.reach.floor_s if r.reach else None, "shimmer_rate": st(r.shim_rate),
              "peer_rate": st(r.peer_rate), "rate_unit": r.unit, "target": r.target, "verdict": r.verdict}
             for r in results(run)]
 
 
 def profile_summary(run):
-    return [{"kernel": s.kernel, "pes": s.prof["pes"], "wall_s": s.prof["wall_s"],
-             "timed_s": s.timed.median if s.timed else None, "percent": s.pct,
-             "families": s.prof["families"]} for s in splits(run)]
+    return [{"kernel": s.kernel, "placement": s.pid, "pes": s.prof["pes"], "wall_s": s.prof["wall_s"],
+             "recorded_s": s.prof["recorded_s"], "timed_s": s.timed.median if s.timed else None,
+             "percent": s.pct, "bytes": s.bytes, "families": s.prof["families"]} for s in splits(run)]

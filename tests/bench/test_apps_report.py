@@ -149,49 +149,105 @@ class AppsSections(unittest.TestCase):
         self.assertEqual(s["apps"][0]["verdict"], "met")
         self.assertIn("shimmer", s["footprint"])
 
-    def test_profile_split(self):
-        # the table SHIMMER_PROFILE=1 writes (src/core/prof.c), 10 s of wall time
-        table = [
-            "shimmer profile: 4 PEs, 10.000000 s from init to finalize (mean over PEs); per PE, "
-            "min / mean / max over the PEs",
+    def plant_profile(self, job, table):
+        d = os.path.join(self.dir, "raw", "shimmer")
+        os.makedirs(d, exist_ok=True)
+        with open(os.path.join(d, job + ".prof"), "w") as f:
+            f.write("\n".join(table) + "\n")
+
+    def plant_copy_probe(self, mbps):
+        recs = [{"type": "header", "schema": 1, "bench": "memcpy_bw",
+                 "columns": [["op", ""], ["size", "B"], ["bandwidth_MBps", "MB/s"]]}]
+        for i, (op, size, bw) in enumerate([("put", 65536, mbps), ("get", 65536, mbps / 2),
+                                            ("put", 1 << 26, mbps / 4)]):
+            recs += [{"type": "point", "index": i, "label": "op=%s size=%d" % (op, size)},
+                     {"type": "row", "point": i, "op": op, "size": size, "bandwidth_MBps": bw, "valid": True}]
+        self.plant("limit", app_kernels.COPY_JOB, [recs + [{"type": "end", "status": "ok"}]])
+
+    # the table SHIMMER_PROFILE=1 writes (src/core/prof.c): 10 s from init to
+    # finalize, of which `recorded` s in the timed region
+    @staticmethod
+    def profile_table(recorded, put_s, barrier_s, put_bytes):
+        return [
+            "shimmer profile: 4 PEs, 10.000000 s from init to finalize, %.6f s recorded "
+            "(shmem_pcontrol; means over PEs); per PE, min / mean / max over the PEs" % recorded,
             "family      calls.min   calls.mean  calls.max   time.min_s time.mean_s  time.max_s  %wall"
             "       bytes.min       bytes.mean      bytes.max",
             "init                1          1.0          1     0.100000    0.500000    0.900000   5.0%"
             "               0              0.0              0",
-            "put               100        100.0        100     1.000000    2.000000    3.000000  20.0%"
-            "            800            800.0            800",
-            "barrier             5          5.0          5     2.000000    3.000000    4.000000  30.0%"
-            "               0              0.0              0",
+            "put               100        100.0        100     1.000000 %11.6f    3.000000  20.0%%"
+            "            800 %16.1f            800" % (put_s, put_bytes),
+            "barrier             5          5.0          5     2.000000 %11.6f    4.000000  30.0%%"
+            "               0              0.0              0" % barrier_s,
             "alltoall            2          2.0          2     0.900000    1.000000    1.100000  10.0%"
             "              64             64.0             64",
             "finalize            1          1.0          1     0.010000    0.020000    0.030000   0.2%"
             "               0              0.0              0",
         ]
-        d = os.path.join(self.dir, "raw", "shimmer")
-        os.makedirs(d)
-        with open(os.path.join(d, app_kernels.profile_job_id("isx") + ".prof"), "w") as f:
-            f.write("\n".join(table) + "\n")
-        self.plant("shimmer", app_kernels.profile_job_id("isx"), [app_records("isx", 4, 5.0, 1)])
+
+    def test_profile_split(self):
+        # 8 s recorded: put 2, barrier 3, alltoall 1 (other), outside 2; init
+        # and finalize are outside the timed region and left out
+        job = app_kernels.profile_job_id("isx", "n4")
+        self.plant_profile(job, self.profile_table(8.0, 2.0, 3.0, 800))
+        self.plant("shimmer", job, [app_records("isx", 4, 5.0, 1)])
         run = report.Run(self.dir)
         (s,) = app_kernels.splits(run)
-        self.assertEqual(s.prof["pes"], 4)
-        self.assertAlmostEqual(s.pct["put"], 20.0)
-        self.assertAlmostEqual(s.pct["barrier"], 30.0)
-        self.assertAlmostEqual(s.pct["init"], 5.0)
-        self.assertAlmostEqual(s.pct["other"], 10.2)          # alltoall + finalize
-        self.assertAlmostEqual(s.pct["outside"], 34.8)
-        self.assertEqual(s.pct["get"], 0.0)
+        self.assertEqual((s.prof["pes"], s.prof["recorded_s"]), (4, 8.0))
+        self.assertAlmostEqual(s.pct["put"], 25.0)
+        self.assertAlmostEqual(s.pct["barrier"], 37.5)
+        self.assertNotIn("init", s.pct)
+        self.assertAlmostEqual(s.pct["other"], 12.5)          # alltoall, not finalize
+        self.assertAlmostEqual(s.pct["outside"], 25.0)
+        self.assertAlmostEqual(s.bytes, 864.0)
         md = "\n".join(app_kernels.markdown(run, []))
-        self.assertIn("| isx | 10.0 | 50 % | 20.0 % | 0.0 % | 0.0 % | 30.0 % |", md)
-        self.assertIn("alltoall 10.0 %", md)
+        self.assertIn("| isx | 4 PEs, one node | 8.00 | 25.0 % | 0.0 % | 0.0 % | 37.5 % |", md)
+        self.assertIn("alltoall 12.5 %", md)
         # the profiled run is not a timed figure
         self.assertEqual(app_kernels.results(run), [])
-        # a miss is listed with the kernel's profile
+        # an older table (no recorded time): shares of the wall time, init included
+        old = self.profile_table(8.0, 2.0, 3.0, 800)
+        old[0] = ("shimmer profile: 4 PEs, 10.000000 s from init to finalize (mean over PEs); per PE, "
+                  "min / mean / max over the PEs")
+        self.plant_profile(job, old)
+        (s,) = app_kernels.splits(report.Run(self.dir))
+        self.assertIsNone(s.prof["recorded_s"])
+        self.assertAlmostEqual(s.pct["init"], 5.0)
+        self.assertAlmostEqual(s.pct["other"], 10.2)          # alltoall + finalize
+
+    def test_reach_blocks_a_target_no_library_could_meet(self):
+        # isx at 4 PEs: Shimmer 2.0 s, the peer 2.4 s (1.2x, missed).  Its
+        # timed region is 50 % outside the library: a floor of 1.0 s plus
+        # the copy of 8e8 bytes at 8 GB/s (the probe's best), 4 PEs on 2
+        # CPUs: 0.2 s; reach 2.4 / 1.2 = 2.0x >= 1.5: still MISSED
+        self.plant_copy_probe(8000.0)
+        job = app_kernels.profile_job_id("isx", "n4")
+        self.plant_profile(job, self.profile_table(8.0, 1.0, 2.0, 8e8))
         self.plant("shimmer", "app_isx_n4", [app_records("isx", 4, 2.0, 1)] * 3)
-        self.plant("oshmem", "app_isx_n4", [app_records("isx", 4, 1.0, 1)] * 3)
-        md = "\n".join(app_kernels.markdown(report.Run(self.dir), []))
-        self.assertIn("- isx, 4 PEs, one node: 0.5", md)
-        self.assertIn("profile: outside 35 %, barrier 30 %, put 20 %", md)
+        self.plant("oshmem", "app_isx_n4", [app_records("isx", 4, 2.4, 1)] * 3)
+        with open(os.path.join(self.dir, "run.json")) as f:
+            meta = json.load(f)
+        meta["machine"] = {"online_cpus": 2}
+        with open(os.path.join(self.dir, "run.json"), "w") as f:
+            json.dump(meta, f)
+        (r,) = app_kernels.results(report.Run(self.dir))
+        self.assertAlmostEqual(r.reach.outside_s, 1.0)
+        self.assertAlmostEqual(r.reach.copy_s, 0.2)
+        self.assertAlmostEqual(r.reach.speedup, 2.0)
+        self.assertEqual(r.verdict, "MISSED")
+        # 75 % outside: floor 1.5 + 0.2 s, reach 1.41x < 1.5: BLOCKED
+        self.plant_profile(job, self.profile_table(8.0, 0.5, 0.5, 8e8))
+        run = report.Run(self.dir)
+        (r,) = app_kernels.results(run)
+        self.assertAlmostEqual(r.reach.speedup, 2.4 / 1.7)
+        self.assertEqual(r.verdict, "BLOCKED")
+        md = "\n".join(app_kernels.markdown(run, []))
+        self.assertIn("Met: 0 of 1 judged. Blocked (below): 1.", md)
+        self.assertIn("- isx, 4 PEs, one node: 1.20× (Shimmer 2.00 s, peer 2.40 s); profile: outside 75 %", md)
+        self.assertIn("reach 1.41× (floor 1.70 s: outside the library 1.50 s + copy 0.2 s)", md)
+        self.assertIn("`-m 64k,64M`: 8.00 GB/s", md)
+        self.assertIn("| 75.0 % | 800 | alltoall 12.5 % |", md)             # MB per PE
+        self.assertEqual(app_kernels.summary(run)[0]["verdict"], "BLOCKED")
 
     def test_runner_jobs(self):
         ids = {j["id"]: j for j in runner.JOBS}
@@ -203,8 +259,11 @@ class AppsSections(unittest.TestCase):
         cmd = runner.launch_prefix(dict(peer, asroot=""), j, 100)
         self.assertIn("2x2", cmd)
         self.assertTrue(runner.program_path("/b", j).endswith("/b/apps/heat2d"))
-        p = ids[app_kernels.profile_job_id("gups")]
+        p = ids[app_kernels.profile_job_id("gups", "n4")]
         self.assertEqual((p["n"], p["hosts"], p["roles"], p["profile"]), (4, 1, ("shimmer",), True))
+        self.assertEqual(ids[app_kernels.profile_job_id("gups", "n2")]["n"], 2)
+        self.assertNotIn(app_kernels.profile_job_id("gups", "h2x2"), ids)   # one node only
+        self.assertEqual(ids[app_kernels.COPY_JOB]["kind"], "limit")
 
 
 if __name__ == "__main__":
