@@ -9,6 +9,11 @@
  * so every sum is exact: after R passes y must equal y0 + R*a*x to the bit,
  * element by element (the serial answer).  Rate: bytes moved (x and y in,
  * y out: 24 bytes per element) per second.
+ *
+ * Variant `direct` moves the same chunks with memcpy through shmem_ptr
+ * instead of get and put: the kernel as a library with no cost of its own
+ * would run it, where the implementation maps the owner's memory (PEs of
+ * one node).  bench/ takes its time as the kernel's floor on one node.
  */
 #include "app.h"
 
@@ -29,6 +34,7 @@ int main(int argc, char **argv)
         .rate_unit = "GB/s",
         .size_help = "log2 of the vectors' length (all PEs together)",
         .iter_help = "passes over the vectors",
+        .variants = "getput,direct",
     };
     app_init(&a, argc, argv);
     int me = a.me, npes = a.npes;
@@ -53,15 +59,31 @@ int main(int argc, char **argv)
 
     int owner = (me + 1) % npes;
     long len = app_block_len(n, npes, owner);
+    double *x_at = NULL, *y_at = NULL;   /* direct: the owner's x and y, mapped */
+    if (a.variant[0] == 'd') {
+        x_at = shmem_ptr(x, owner);
+        y_at = shmem_ptr(y, owner);
+        if (x_at == NULL || y_at == NULL)
+            app_die(&a, "-V direct: shmem_ptr cannot reach PE %d's vectors; run the PEs on one "
+                    "node of an implementation that maps them, or use -V getput", owner);
+    }
     app_time_begin(&a);
     for (long r = 0; r < passes; r++) {
         for (long c = 0; c < len; c += CHUNK) {
             size_t m = (size_t)(len - c < CHUNK ? len - c : CHUNK);
-            shmem_getmem(xb, &x[c], m * sizeof(double), owner);
-            shmem_getmem(yb, &y[c], m * sizeof(double), owner);
+            if (x_at) {
+                memcpy(xb, &x_at[c], m * sizeof(double));
+                memcpy(yb, &y_at[c], m * sizeof(double));
+            } else {
+                shmem_getmem(xb, &x[c], m * sizeof(double), owner);
+                shmem_getmem(yb, &y[c], m * sizeof(double), owner);
+            }
             for (size_t i = 0; i < m; i++)
                 yb[i] = A_SCALE * xb[i] + yb[i];
-            shmem_putmem(&y[c], yb, m * sizeof(double), owner);
+            if (y_at)
+                memcpy(&y_at[c], yb, m * sizeof(double));
+            else
+                shmem_putmem(&y[c], yb, m * sizeof(double), owner);
         }
         shmem_barrier_all();   /* the pass is complete everywhere before the next reads y */
     }
