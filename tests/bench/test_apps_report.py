@@ -249,6 +249,25 @@ class AppsSections(unittest.TestCase):
         self.assertIn("| 75.0 % | 800 | alltoall 12.5 % |", md)             # MB per PE
         self.assertEqual(app_kernels.summary(run)[0]["verdict"], "BLOCKED")
 
+    def test_reach_of_a_kernel_with_a_direct_variant(self):
+        # daxpy at 2 PEs: Shimmer 1.0 s, the peer 1.3 s, the kernel by memcpy
+        # through shmem_ptr 0.95 s: reach 1.37x < 1.5, whatever the profile says
+        self.plant("shimmer", "app_daxpy_n2", [app_records("daxpy", 2, 1.0, 1)] * 3)
+        self.plant("oshmem", "app_daxpy_n2", [app_records("daxpy", 2, 1.3, 1)] * 3)
+        self.plant("shimmer", app_kernels.direct_job_id("daxpy", "n2"),
+                   [app_records("daxpy", 2, 0.95, 1)] * 3)
+        run = report.Run(self.dir)
+        (r,) = app_kernels.results(run)
+        self.assertAlmostEqual(r.reach.floor_s, 0.95)
+        self.assertEqual(r.verdict, "BLOCKED")
+        md = "\n".join(app_kernels.markdown(run, []))
+        self.assertIn("reach 1.37× (floor 0.95 s: the kernel with `-V direct`, memcpy through shmem_ptr)", md)
+        # a direct run whose self-check failed is no floor
+        self.plant("shimmer", app_kernels.direct_job_id("daxpy", "n2"),
+                   [app_records("daxpy", 2, 0.95, 1, valid=False)] * 3)
+        (r,) = app_kernels.results(report.Run(self.dir))
+        self.assertEqual((r.reach, r.verdict), (None, "MISSED"))
+
     def test_runner_jobs(self):
         ids = {j["id"]: j for j in runner.JOBS}
         j = ids["app_heat2d_h2x2"]
@@ -264,6 +283,8 @@ class AppsSections(unittest.TestCase):
         self.assertEqual(ids[app_kernels.profile_job_id("gups", "n2")]["n"], 2)
         self.assertNotIn(app_kernels.profile_job_id("gups", "h2x2"), ids)   # one node only
         self.assertEqual(ids[app_kernels.COPY_JOB]["kind"], "limit")
+        d = ids[app_kernels.direct_job_id("daxpy", "n4")]
+        self.assertEqual((d["args"], d["roles"], d["n"]), (["A", "-V", "direct"], ("shimmer",), 4))
 
 
 if __name__ == "__main__":
