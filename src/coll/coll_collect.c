@@ -9,6 +9,14 @@
  *   linear  offsets travel along a chain (member i learns the sum of the
  *           sizes before it from i-1), then every member pushes its block
  *           into every dest.  For sets too big for flat's slots.
+ *   bruck   O(log n) peers: offsets and the total by a scan both ways
+ *           (step k: my sum so far to the member 2^k after me and to the
+ *           one 2^k before), then Bruck's allgather in place: step k, I
+ *           push what I hold (the blocks of me .. me+2^k-1, contiguous in
+ *           dest modulo the total) to the member 2^k before me.  A PE
+ *           reaches about 2 log2 n peers instead of n - 1, so the pages it
+ *           touches in its peers' segments (their dest and pSync) stop
+ *           growing with the job (bench/README.md, footprint).
  * fcollect:
  *   eager   flat with the data in the slots.
  *   push    every member writes its block into every dest, then flags it.
@@ -134,6 +142,93 @@ void shr_coll_collect_flat(shr_coll_t *c, const shr_coll_args_t *a)
     }
     shr_coll_ran(c, shr_coll_collect_flat);
     flat_exchange(c, a, sw);
+}
+
+/* bruck's words in the slot area, three per step k: the prefix sum from
+ * the member 2^k before me, the suffix sum and the data count from the one
+ * 2^k after me (each the value + 1).  The last step's "need" uses CHAIN. */
+#define BRUCK_PRE(_k)  (SHR_CR_SLOTS + 3 * (size_t)(_k))
+#define BRUCK_SUF(_k)  (BRUCK_PRE(_k) + 1)
+#define BRUCK_DATA(_k) (BRUCK_PRE(_k) + 2)
+
+/* Waits for the one signal on my word `w` (a value + 1), consumes it. */
+static uint64_t bruck_take(shr_coll_t *c, size_t w)
+{
+    uint64_t v = shr_coll_wait_ge(c, &c->sync[w], 1);
+
+    __atomic_fetch_sub(&c->sync[w], v, __ATOMIC_RELAXED);
+    return v - 1;
+}
+
+/* `len` bytes of my dest from `off` on, modulo `total`, into the same
+ * bytes of member's dest. */
+static void bruck_put(shr_coll_t *c, char *dest, size_t off, size_t len, size_t total, int member)
+{
+    size_t first = len < total - off ? len : total - off;
+
+    if (first != 0) {
+        shr_coll_put(c, dest + off, dest + off, first, member);
+    }
+    if (len > first) {
+        shr_coll_put(c, dest, dest, len - first, member);
+    }
+}
+
+void shr_coll_collect_bruck(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    int n = c->team->n_pes, me = c->team->my_pe, steps = 0, last = 1;
+    char *dest = a->dest;
+
+    while (last * 2 < n) {
+        last *= 2;
+        steps++;
+    }
+    if (3 * (size_t)(steps + 1) > c->slot_words) {
+        shr_coll_collect_linear(c, a);
+        return;
+    }
+    shr_coll_ran(c, shr_coll_collect_bruck);
+
+    /* sizes: left = my block and the 2^k - 1 before it, right = my block
+     * and the 2^k - 1 after it (within the members), each step doubling */
+    size_t left = a->len, right = a->len;
+    int k = 0;
+    for (int d = 1; d < n; d *= 2, k++) {
+        if (me + d < n) {
+            shr_coll_add(c, me + d, BRUCK_PRE(k), left + 1);
+        }
+        if (me - d >= 0) {
+            shr_coll_add(c, me - d, BRUCK_SUF(k), right + 1);
+            left += bruck_take(c, BRUCK_PRE(k));
+        }
+        if (me + d < n) {
+            right += bruck_take(c, BRUCK_SUF(k));
+        }
+    }
+    size_t off = left - a->len, total = left + right - a->len;
+
+    /* Step k pushes the 2^k blocks I hold; the last one, when n is not a
+     * power of two, only the n - 2^k its receiver lacks: the receiver
+     * (2^k before its sender) sends its offset, which ends that range. */
+    if (2 * last > n) {
+        int m = me + last;
+        shr_coll_add(c, m >= n ? m - n : m, SHR_CW_CHAIN, off + 1);
+    }
+    shr_coll_copy_local(dest + off, a->src, a->len);
+    size_t held = a->len;
+    k = 0;
+    for (int d = 1; d < n; d *= 2, k++) {
+        int to = me - d < 0 ? me - d + n : me - d;
+        size_t send = held;
+        if (2 * d > n) {
+            size_t to_off = bruck_take(c, SHR_CW_CHAIN);
+            send = to < me ? total - off + to_off : to_off - off;
+        }
+        bruck_put(c, dest, off, send, total, to);
+        shr_coll_add(c, to, BRUCK_DATA(k), send + 1);
+        held += bruck_take(c, BRUCK_DATA(k));
+    }
+    c->full = true;
 }
 
 static void collect_auto(shr_coll_t *c, const shr_coll_args_t *a)
