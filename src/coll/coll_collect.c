@@ -8,7 +8,7 @@
  *           others from their owners' sources (telling them when done).
  *   linear  offsets travel along a chain (member i learns the sum of the
  *           sizes before it from i-1), then every member pushes its block
- *           into every dest.  For sets too big for flat's slots.
+ *           into every dest.  For sets too big for flat's and bruck's words.
  *   bruck   O(log n) peers: offsets and the total by a scan both ways
  *           (step k: my sum so far to the member 2^k after me and to the
  *           one 2^k before), then Bruck's allgather in place: step k, I
@@ -21,7 +21,8 @@
  *   eager   flat with the data in the slots.
  *   push    every member writes its block into every dest, then flags it.
  *   pull    all arrive; every member reads every block; all arrive again.
- * auto: collect flat when the slots hold one per member, else linear;
+ * auto: collect flat up to SHR_COLL_FLAT_SYNC members when the slots hold
+ * one per member, else bruck (linear when its words do not fit);
  * fcollect eager up to SHIMMER_COLL_EAGER_SIZE, else push.
  * All of them are "full": every member hears from every other.
  */
@@ -237,7 +238,11 @@ static void collect_auto(shr_coll_t *c, const shr_coll_args_t *a)
         shr_coll_collect_hier(c, a); /* members on several nodes (coll_hier*.c) */
         return;
     }
-    shr_coll_collect_flat(c, a);
+    if (c->team->n_pes <= SHR_COLL_FLAT_SYNC && flat_slot_words(c) != 0) {
+        shr_coll_collect_flat(c, a);
+    } else {
+        shr_coll_collect_bruck(c, a);
+    }
 }
 
 /* ---- fcollect ---- */
