@@ -33,11 +33,16 @@
 /* Operations aimed at this PE need this PE to drive the transport: waits
  * poll it and a nap wakes on its traffic (shr_g.needs_progress). */
 #define SHR_REMOTE_CAP_TARGET_PROGRESS (1u << 1)
+/* Its puts themselves need the target (a send per put, as over TCP): the
+ * small puts, non-fetching AMOs and put-with-signals of a request handle
+ * may be coalesced into one message per (context, PE) -- the coalesce_*
+ * operations below (docs/requests.md, "Coalescing"). */
+#define SHR_REMOTE_CAP_COALESCE        (1u << 2)
 
 /* Bumped whenever this table or a struct a transport reads (state.h,
  * team.h, env.h) changes shape: a plugin built for another layout is
  * refused at load. */
-#define SHR_REMOTE_ABI 3
+#define SHR_REMOTE_ABI 4
 
 /* The symbol a transport plugin exports: a `const shr_remote_ops_t *`. */
 #define SHR_REMOTE_PLUGIN_ENTRY "shr_remote_plugin_ops"
@@ -124,12 +129,33 @@ typedef struct shr_remote_ops {
     /* Posts the remote completion of every earlier operation of ctx to the
      * `npes` world PEs of `pes`, counted in *cmpl (done once each of them
      * is); does not wait and leaves quiet's own bookkeeping alone.  What a
-     * request handle's wait uses instead of quiet (core/req.c). */
+     * request handle's wait uses instead of quiet (core/req.c).  Sends
+     * those PEs' coalescing buffers (their operations count in whatever
+     * completion object they were given). */
     void (*flush)(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *cmpl);
     /* One round of progress on ctx's transport state (and the default
      * one); true when *cmpl counts nothing.  Ends the job, like wait, if an
      * operation counted in it failed. */
     bool (*test)(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
+
+    /* ---- coalescing (only with SHR_REMOTE_CAP_COALESCE; else NULL) ----
+     * A request handle's operation appended to ctx's buffer for pe instead
+     * of being posted: counted in *cmpl until the buffer has left and pe
+     * applied it (remote completion: no flush needed for it).  The buffer
+     * leaves when full, at flush of pe with any cmpl, at fence and quiet
+     * of ctx, and before any other operation of ctx to pe (which it must
+     * not overtake).  False, having done nothing, when this one cannot be
+     * coalesced (too long, a context shared between threads): post it the
+     * usual way.  `src` is copied at the call. */
+    bool (*coalesce_put)(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                         shr_cmpl_t *cmpl);
+    /* A non-fetching `op` (ADD, SET, AND, OR, XOR) on `size` bytes at dest. */
+    bool (*coalesce_amo)(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
+                         size_t size, int pe, shr_cmpl_t *cmpl);
+    /* put_signal's data then flag, in that order at pe. */
+    bool (*coalesce_put_signal)(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                                uint64_t *sig, uint64_t value, int sig_op, int pe,
+                                shr_cmpl_t *cmpl);
 
     /* ---- progress (thread-safe) ---- */
     /* Serves what peers aimed at this PE; one non-blocking round. */

@@ -244,6 +244,14 @@ void shr_req_note_pe(shr_req_t *part, int pe)
 
 /* ---- the operations that reach the remote transport ---- */
 
+/* The transport may coalesce small operations of handles (its puts need
+ * the target anyway: TCP); a put, put-with-signal or non-fetching AMO is
+ * then offered to it first, and noted for the flush that sends it. */
+static inline bool req_coalesce(void)
+{
+    return (shr_remote_caps & SHR_REMOTE_CAP_COALESCE) != 0;
+}
+
 void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                       int pe, shr_req_t **req_p)
 {
@@ -254,7 +262,9 @@ void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
         return;
     }
     p = shr_req_part(fn, ctx, req_p);
-    shr_remote->put(ctx, dest, src, len, pe, &p->cmpl);
+    if (!req_coalesce() || !shr_remote->coalesce_put(ctx, dest, src, len, pe, &p->cmpl)) {
+        shr_remote->put(ctx, dest, src, len, pe, &p->cmpl);
+    }
     shr_req_note_pe(p, pe);
 }
 
@@ -310,7 +320,10 @@ void shr_req_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fet
     shr_check_user_transfer(fn, "dest", dest, size, NULL, NULL, pe);
     shr_check_aligned(fn, "dest", dest, size);
     p = shr_req_part(fn, ctx, req_p);
-    shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &p->cmpl);
+    if (fetch != NULL || !req_coalesce() ||
+        !shr_remote->coalesce_amo(ctx, op, dest, value, size, pe, &p->cmpl)) {
+        shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &p->cmpl);
+    }
     if (fetch == NULL) {
         shr_req_note_pe(p, pe); /* a fetching one is complete once its value is here */
     }
@@ -326,7 +339,10 @@ void shr_req_put_signal_slow(const char *fn, shr_ctx_t *ctx, void *dest, const v
     shr_check_user_transfer(fn, "sig_addr", sig_addr, sizeof(uint64_t), NULL, NULL, pe);
     shr_check_aligned(fn, "sig_addr", sig_addr, sizeof(uint64_t));
     p = shr_req_part(fn, ctx, req_p);
-    shr_remote->put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, pe, &p->cmpl);
+    if (!req_coalesce() || !shr_remote->coalesce_put_signal(ctx, dest, src, len, sig_addr, signal,
+                                                            sig_op, pe, &p->cmpl)) {
+        shr_remote->put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, pe, &p->cmpl);
+    }
     shr_req_note_pe(p, pe);
 }
 

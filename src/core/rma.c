@@ -49,6 +49,7 @@ void shr_copy_skewed(void *dest, const void *src, size_t len)
     }
     shr_copy_short(d, s, len);
 }
+SHR_PLUGIN_EXPORT(copy_skewed);
 
 void shr_rma_require_symmetric(const char *fn, const char *what, const void *addr, size_t len)
 {

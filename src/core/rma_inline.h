@@ -88,7 +88,7 @@ static SHR_ALWAYS_INLINE void shr_copy_short(char *d, const char *s, size_t len)
 /* Copies len (>= 16) bytes, each byte stored once, loading each 64-byte
  * block before storing the previous one, so that no load waits behind a
  * store to the same address modulo 4 KiB.  Thread-safe; core/rma.c. */
-void shr_copy_skewed(void *dest, const void *src, size_t len);
+void shr_copy_skewed(void *dest, const void *src, size_t len) SHR_PLUGIN_IMPORT(copy_skewed);
 
 /* Would memcpy(dest, src, len) crawl on 4 KiB aliasing (see above)? */
 static SHR_ALWAYS_INLINE bool shr_copy_is_skewed(const void *dest, const void *src, size_t len)

@@ -34,12 +34,37 @@
 /* UCX newer than the 1.13 baseline: calls and defaults that help. */
 #define SHR_UCX_API_AT_LEAST(_major, _minor) (UCP_API_VERSION >= UCP_VERSION(_major, _minor))
 
+/* Active message ids (ucx_agg.c): a coalescing buffer, and its reply. */
+#define SHR_UCX_AM_AGG 1
+#define SHR_UCX_AM_ACK 2
+/* Completion objects one coalescing buffer may count in (more: it leaves). */
+#define SHR_UCX_AGG_CMPLS 4
+
+/* A coalescing buffer (ucx_agg.c): small operations of request handles
+ * on one worker for one PE, sent as one active message.  Filling (the
+ * peer's `agg`), in flight (until both its send completed and the PE's
+ * reply arrived), or in the worker's free list. */
+typedef struct shr_ucx_agg {
+    struct shr_ucx_agg *next;        /* the free list, or the worker's in flight */
+    struct shr_ucx_agg *prev;        /* ... (in flight) */
+    struct shr_ucx_worker *w;
+    uint64_t seq;                    /* in flight: the worker's count of sends */
+    int refs;                        /* in flight: the send and the reply */
+    int pe;                          /* where it goes */
+    int n_cmpl;
+    shr_cmpl_t *cmpl[SHR_UCX_AGG_CMPLS]; /* each counts this buffer once */
+    size_t len;                      /* bytes of msg[] used after the cookie */
+    uint64_t msg[];                  /* the message: this buffer's address (the
+                                        reply names it), then the records */
+} shr_ucx_agg_t;
+
 /* One PE as seen from one worker: its endpoint and unpacked keys. */
 typedef struct shr_ucx_peer {
     ucp_ep_h ep;
     ucp_rkey_h rkey[SHR_SEG_COUNT];  /* NULL: the PE has no such segment */
     uint64_t base[SHR_SEG_COUNT];    /* where the PE's copy starts (its address) */
     bool dirty;                      /* operations since the last flush of ep */
+    shr_ucx_agg_t *agg;              /* coalesced operations not sent yet, or NULL */
 } shr_ucx_peer_t;
 
 /* What a PE published, as read back from boot (ucx_rkey.c). */
@@ -60,6 +85,12 @@ typedef struct shr_ucx_worker {
     int *dirty;                      /* [n_pes]: PEs with operations since their last flush */
     int n_dirty;                     /* ... how many (0: quiet has nothing to do) */
     uint64_t sink;                   /* reply of atomic sets (swaps whose result nobody reads) */
+    int *agg_pes;                    /* [n_pes], made at the first coalesced operation: */
+    int n_agg;                       /* ... PEs whose peer->agg may hold operations */
+    shr_ucx_agg_t *agg_free;         /* buffers to reuse */
+    shr_ucx_agg_t *agg_head, *agg_tail; /* buffers sent and not yet applied, oldest first */
+    uint64_t agg_seq;                /* buffers sent so far */
+    uint64_t agg_oldest;             /* seq of agg_head; UINT64_MAX if none (read unlocked) */
     struct shr_ucx_worker *next;     /* all workers, for progress and finalize */
 } shr_ucx_worker_t;
 
@@ -77,6 +108,8 @@ typedef struct shr_ucx {
     bool cpu_atomics;                /* UCX_ATOMIC_MODE=cpu (Shimmer's default) */
     int finalizing;                  /* peer failures are expected now */
     uint64_t activity;               /* progress calls by application threads */
+    size_t coalesce_max;             /* longest put coalesced; 0: none is */
+    size_t agg_bytes;                /* room for records in a coalescing buffer */
     int n_remote;                    /* PEs reached through UCX */
     int n_remote_nodes;              /* ... on another node */
 } shr_ucx_t;
@@ -138,6 +171,30 @@ bool shr_ucx_peek_op(const int *pes, size_t npes, const void *src, void *dest, s
  * other worker), and waits for the flushes.  Takes w's lock only to post.
  * The first error's status. */
 ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes);
+
+/* ---- ucx_agg.c: coalescing (core/remote.h's coalesce_*) ---- */
+bool shr_ucx_coalesce_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                             shr_cmpl_t *cmpl);
+bool shr_ucx_coalesce_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
+                             size_t size, int pe, shr_cmpl_t *cmpl);
+bool shr_ucx_coalesce_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                                    uint64_t *sig, uint64_t value, int sig_op, int pe,
+                                    shr_cmpl_t *cmpl);
+/* Sends peer's coalescing buffer (pe's); with `fence`, what w posts next
+ * is ordered after it.  Lock held.  Ends the job if the send fails. */
+SHR_COLD void shr_ucx_agg_send(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, bool fence);
+/* Sends every coalescing buffer of w (fence, quiet, finalize) and returns
+ * the number of the last one sent so far: done once shr_ucx_agg_done
+ * says so.  Lock held. */
+uint64_t shr_ucx_agg_send_all(shr_ucx_worker_t *w);
+/* Waits until every buffer w sent up to number `seq` was applied, driving
+ * w (and the default worker) without holding the lock between rounds,
+ * like shr_ucx_cmpl_wait.  Other threads may keep sending meanwhile. */
+void shr_ucx_agg_wait(shr_ucx_worker_t *w, uint64_t seq);
+/* Registers the two active-message handlers on w.  Logs. */
+shr_status_t shr_ucx_agg_handlers_set(shr_ucx_worker_t *w, const char *routine);
+/* Frees w's buffers (none may be in flight: the caller quieted). */
+void shr_ucx_agg_destroy(shr_ucx_worker_t *w);
 
 /* ---- ucx_ep.c ---- */
 /* The peer entry of `pe` on `w`, connecting on first use.  Called with w's

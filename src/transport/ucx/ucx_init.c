@@ -201,7 +201,7 @@ static ucs_status_t shr_ucx_context_make(size_t n_eps, size_t ppn, bool local_re
     /* wake-up events: the progress thread, and waits that nap (core/wait.c)
      * sleep on the worker's fd so that a peer's message ends the nap */
     params.features = UCP_FEATURE_RMA | UCP_FEATURE_AMO32 | UCP_FEATURE_AMO64 |
-                      UCP_FEATURE_WAKEUP;
+                      UCP_FEATURE_AM | UCP_FEATURE_WAKEUP; /* AM: coalescing, ucx_agg.c */
     params.mt_workers_shared = 1; /* contexts' workers run in different threads */
     params.estimated_num_eps = n_eps;
     params.estimated_num_ppn = ppn > 0 ? ppn : 1;
@@ -318,6 +318,12 @@ static shr_status_t shr_ucx_worker_wrap(ucp_worker_h made, bool must_lock, const
     }
     pthread_mutex_init(&w->lock, NULL);
     w->must_lock = must_lock;
+    w->agg_oldest = UINT64_MAX; /* nothing in flight */
+    status = shr_ucx_agg_handlers_set(w, routine);
+    if (status != SHR_OK) {
+        shr_ucx_worker_destroy(w, true);
+        return status;
+    }
     *worker_p = w;
     return SHR_OK;
 }
@@ -330,6 +336,7 @@ shr_status_t shr_ucx_worker_create(bool must_lock, const char *routine,
 
 void shr_ucx_worker_destroy(shr_ucx_worker_t *w, bool force)
 {
+    shr_ucx_agg_destroy(w);
     for (int pe = 0; pe < shr_g.n_pes; pe++) {
         shr_ucx_peer_close(w, pe, force);
     }
@@ -445,6 +452,15 @@ static shr_status_t shr_ucx_init(const char *routine, unsigned *caps_p)
               shr_ucx.wakeup && shr_ucx_progress_thread_wanted() ? "on" : "off");
     /* CPU atomic mode runs every AMO in software at the target (docs/ucx.md) */
     *caps_p = SHR_REMOTE_CAP_TARGET_PROGRESS | (shr_ucx.cpu_atomics ? SHR_REMOTE_CAP_CPU_ATOMICS : 0);
+    /* without RDMA devices every put is a send the target serves: a
+     * request handle's small ones may as well share one (ucx_agg.c) */
+    shr_ucx.coalesce_max = 0;
+    if (!rdma_devices_present() && shr_config.req_coalesce > 0) {
+        shr_ucx.agg_bytes = shr_config.req_coalesce_buffer > 256 ? shr_config.req_coalesce_buffer : 256;
+        shr_ucx.coalesce_max = shr_config.req_coalesce < shr_ucx.agg_bytes / 2
+                                   ? shr_config.req_coalesce : shr_ucx.agg_bytes / 2;
+        *caps_p |= SHR_REMOTE_CAP_COALESCE;
+    }
     return SHR_OK;
 }
 
@@ -520,8 +536,7 @@ static void shr_ucx_fini(void)
  * as many workers as contexts were ever alive at once. */
 static shr_status_t shr_ucx_ctx_create(shr_ctx_t *ctx, const char *routine)
 {
-    bool shared = shr_g.thread_level == SHMEM_THREAD_MULTIPLE &&
-                  !(ctx->options & SHMEM_CTX_PRIVATE);
+    bool shared = shr_ucx_ctx_is_shared(ctx);
     shr_ucx_worker_t *w;
     shr_status_t status;
 
@@ -585,6 +600,9 @@ const shr_remote_ops_t shr_ucx_ops = {
     .wait = shr_ucx_wait_op,
     .flush = shr_ucx_flush_op,
     .test = shr_ucx_test_op,
+    .coalesce_put = shr_ucx_coalesce_put_op,
+    .coalesce_amo = shr_ucx_coalesce_amo_op,
+    .coalesce_put_signal = shr_ucx_coalesce_put_signal_op,
     .progress = shr_ucx_progress_all,
     .nap = shr_ucx_nap,
 };

@@ -49,9 +49,20 @@ static SHR_ALWAYS_INLINE shr_ucx_peer_t *shr_ucx_peer(shr_ucx_worker_t *w, int p
 
     __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
     if (SHR_LIKELY(peer != NULL)) {
+        /* coalesced operations to pe leave first: nothing overtakes them */
+        if (SHR_UNLIKELY(peer->agg != NULL)) {
+            shr_ucx_agg_send(w, peer, pe, true);
+        }
         return peer;
     }
     return shr_ucx_peer_connect(w, pe);
+}
+
+/* A context other threads may issue on while one quiets (the spec's
+ * shared contexts). */
+static SHR_ALWAYS_INLINE bool shr_ucx_ctx_is_shared(const shr_ctx_t *ctx)
+{
+    return shr_g.thread_level == SHMEM_THREAD_MULTIPLE && !(ctx->options & SHMEM_CTX_PRIVATE);
 }
 
 /* Remote address and key of the symmetric `addr` on `peer`. */
@@ -111,26 +122,33 @@ static SHR_ALWAYS_INLINE void shr_ucx_drive(shr_ucx_worker_t *w)
     }
 }
 
-/* Waits until c counts nothing, driving w and, if it is another worker,
- * the default one too -- incoming operations must not wait for this
- * thread to leave.  No lock is held between progress calls.  Like every
- * wait (core/wait_inline.h) it polls shr_g.wait_spin times and then
- * yields the CPU each round: a peer on an oversubscribed machine may need
- * it to answer.  Counts as application activity (ucx_progress.c).  The
- * transport status of the first failure, UCS_OK if none. */
+/* One round of every wait of this transport: drives w and, if it is
+ * another worker, the default one too -- incoming operations must not
+ * wait for this thread to leave.  No lock is held between progress calls.
+ * Like every wait (core/wait_inline.h) it polls shr_g.wait_spin times and
+ * then yields the CPU each round: a peer on an oversubscribed machine may
+ * need it to answer.  Counts as application activity (ucx_progress.c).
+ * shr_ucx_cmpl_wait returns the transport status of the first failure,
+ * UCS_OK if none. */
+static SHR_ALWAYS_INLINE void shr_ucx_wait_round(shr_ucx_worker_t *w, unsigned *spins)
+{
+    __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
+    shr_ucx_drive(w);
+    if (w != shr_ucx.dflt) {
+        shr_ucx_drive(shr_ucx.dflt);
+    }
+    if (SHR_UNLIKELY(++*spins > shr_g.wait_spin)) {
+        sched_yield();
+    }
+}
+
+/* Waits (shr_ucx_wait_round) until c counts nothing. */
 static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_cmpl_wait(shr_ucx_worker_t *w, shr_cmpl_t *c)
 {
     unsigned spins = 0;
 
     while (!shr_ucx_cmpl_done(c)) {
-        __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
-        shr_ucx_drive(w);
-        if (w != shr_ucx.dflt) {
-            shr_ucx_drive(shr_ucx.dflt);
-        }
-        if (SHR_UNLIKELY(++spins > shr_g.wait_spin)) {
-            sched_yield();
-        }
+        shr_ucx_wait_round(w, &spins);
     }
     return (ucs_status_t)__atomic_load_n(&c->status, __ATOMIC_ACQUIRE);
 }

@@ -228,9 +228,11 @@ ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes)
     ucs_status_t st, done;
 
     shr_ucx_lock(w);
+    uint64_t sent = shr_ucx_agg_send_all(w);
     st = shr_ucx_flush_post(w, pes, npes, &flushes);
     shr_ucx_unlock(w);
     done = shr_ucx_cmpl_wait(w, &flushes);
+    shr_ucx_agg_wait(w, sent); /* coalesced operations were applied */
     return st != UCS_OK ? st : done;
 }
 
@@ -249,7 +251,10 @@ void shr_ucx_fence_op(shr_ctx_t *ctx)
     } else {
         /* UCX orders what follows a fence after what precedes it, per worker */
         shr_ucx_lock(w);
-        if (w->n_dirty != 0) {
+        if (w->n_agg != 0) {
+            shr_ucx_agg_send_all(w); /* a coalescing buffer's records are applied in order */
+        }
+        if (w->n_dirty != 0 || w->n_agg != 0) {
             st = ucp_worker_fence(w->worker);
         }
         shr_ucx_unlock(w);
@@ -260,15 +265,10 @@ void shr_ucx_fence_op(shr_ctx_t *ctx)
     }
 }
 
-/* A context other threads may issue on while this one quiets (the spec's
- * shared contexts): quiet then waits for its own flushes, not for the
- * context's count to reach zero, which their new operations could put
- * off forever. */
-static bool shr_ucx_ctx_is_shared(const shr_ctx_t *ctx)
-{
-    return shr_g.thread_level == SHMEM_THREAD_MULTIPLE && !(ctx->options & SHMEM_CTX_PRIVATE);
-}
-
+/* On a shared context (other threads may issue on it meanwhile) quiet
+ * waits for its own flushes, not for the context's count to reach zero,
+ * which their new operations could put off forever.  Coalesced operations
+ * are sent and waited for until applied (those sent so far). */
 void shr_ucx_quiet_op(shr_ctx_t *ctx, const int *pes, size_t npes)
 {
     shr_ucx_worker_t *w;
@@ -281,9 +281,11 @@ void shr_ucx_quiet_op(shr_ctx_t *ctx, const int *pes, size_t npes)
     w = shr_ucx_ctx_worker(ctx);
     c = shr_ucx_ctx_is_shared(ctx) ? &flushes : &ctx->cmpl;
     shr_ucx_lock(w);
+    uint64_t sent = shr_ucx_agg_send_all(w);
     st = shr_ucx_flush_post(w, pes, npes, c);
     shr_ucx_unlock(w);
     done = shr_ucx_cmpl_wait(w, c);
+    shr_ucx_agg_wait(w, sent);
     if (SHR_UNLIKELY(st != UCS_OK || done != UCS_OK)) {
         shr_ucx_status(st != UCS_OK ? st : done, "shmem_quiet");
         shr_fatal(1, "shmem_quiet failed in UCX");
@@ -304,9 +306,13 @@ void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
     }
 }
 
-/* A request handle's completion: a flush of each endpoint of the handle's
- * PEs, dirty or not (another thread's quiet may have taken the mark while
- * its flush is still in flight), counted in the handle's own object. */
+/* A request handle's completion: each PE's coalescing buffer is sent (its
+ * reply completes what it holds), and each endpoint of the handle's PEs
+ * is flushed, counted in the handle's own object -- on a shared context
+ * dirty or not (another thread's quiet may have taken the mark while its
+ * flush is still in flight); on another, only if dirty: its last quiet
+ * completed everything before it returned, and a PE that only got
+ * coalesced operations needs no flush. */
 void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w;
@@ -316,6 +322,7 @@ void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *c
         return;
     }
     w = shr_ucx_ctx_worker(ctx);
+    bool shared = shr_ucx_ctx_is_shared(ctx);
     shr_ucx_lock(w);
     for (size_t i = 0; i < npes; i++) {
         shr_ucx_peer_t *peer = w->peers[pes[i]];
@@ -323,6 +330,12 @@ void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *c
 
         if (peer == NULL) {
             continue; /* never reached through this worker: nothing to complete */
+        }
+        if (peer->agg != NULL) {
+            shr_ucx_agg_send(w, peer, pes[i], false);
+        }
+        if (!shared && !peer->dirty) {
+            continue;
         }
         shr_ucx_param_cmpl(&param, cmpl);
         ucs_status_t st = shr_ucx_track(ucp_ep_flush_nbx(peer->ep, &param), cmpl);

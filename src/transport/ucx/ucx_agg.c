@@ -1,0 +1,462 @@
+/*
+ * ucx_agg.c -- coalescing: the small operations of request handles leave
+ * as one active message per (worker, PE) instead of one send each
+ * (core/remote.h's coalesce_*, docs/requests.md "Coalescing").
+ *
+ * Over TCP every put is a send system call (~10 us here) and the target
+ * applies it in its progress anyway; a buffer of records costs one send
+ * and one reply for all of them.  The transport reports the capability
+ * only without RDMA devices (ucx_init.c): RDMA puts need no target and
+ * stay direct.
+ *
+ *   initiator: a record per operation is appended to peer->agg (made on
+ *     first use from the worker's free list); each completion object the
+ *     buffer holds operations of counts it once.  The buffer leaves when
+ *     the next record does not fit, at a handle's flush of the PE, at
+ *     fence, quiet and finalize, and before any other operation of the
+ *     worker to the PE (shr_ucx_peer), followed by a fence: nothing
+ *     overtakes it.
+ *   target: the handler (on the default worker, which peers connect to)
+ *     applies the records in order -- data with shr_copy_once, atomics
+ *     with the CPU atomics of the node's own path -- then replies with the
+ *     buffer's address.
+ *   initiator: the reply drops each completion object's count, takes the
+ *     buffer out of the worker's in-flight list (quiet waits for its
+ *     oldest) and frees it once its send has completed too.
+ *
+ * Locking: as every operation: the worker's lock (when it must lock)
+ * around appending and sending; the handlers run in the worker's progress,
+ * under the same lock.  Quiet waits for the buffers sent up to its own
+ * (by number, shr_ucx_agg_wait), so other threads sending more on a
+ * shared context cannot put it off.
+ */
+#include "transport/ucx/ucx_inline.h"
+
+#include <stdlib.h>
+
+#include "core/rma_inline.h"
+#include "util/log.h"
+
+/* One record: a put's data (len bytes, padded to 8) or an atomic's
+ * operand (8 bytes) follows. */
+typedef struct {
+    uint64_t addr;  /* at the target */
+    uint32_t len;   /* put: data bytes; atomic: operand size (4 or 8) */
+    uint8_t kind;
+    uint8_t op;     /* atomic: its shr_amo_op_t */
+    uint16_t pad;
+} shr_ucx_rec_t;
+
+enum { SHR_UCX_REC_PUT = 1, SHR_UCX_REC_AMO = 2 };
+
+#define SHR_UCX_PAD8(_n) (((_n) + 7) & ~(size_t)7)
+
+/* ---- buffers ---- */
+
+static shr_ucx_agg_t *agg_take(shr_ucx_worker_t *w)
+{
+    shr_ucx_agg_t *a = w->agg_free;
+
+    if (a != NULL) {
+        w->agg_free = a->next;
+    } else {
+        a = malloc(sizeof(*a) + sizeof(uint64_t) + shr_ucx.agg_bytes);
+        if (a == NULL) {
+            shr_fatal(1, "out of memory for a coalescing buffer (SHIMMER_REQ_COALESCE_BUFFER)");
+        }
+        a->w = w;
+    }
+    a->next = NULL;
+    a->refs = 0;
+    a->n_cmpl = 0;
+    a->len = 0;
+    return a;
+}
+
+/* Drops one of an in-flight buffer's two references (lock held). */
+static void agg_unref(shr_ucx_agg_t *a)
+{
+    if (--a->refs == 0) {
+        a->next = a->w->agg_free;
+        a->w->agg_free = a;
+    }
+}
+
+void shr_ucx_agg_destroy(shr_ucx_worker_t *w)
+{
+    for (int pe = 0; w->peers != NULL && pe < shr_g.n_pes; pe++) {
+        if (w->peers[pe] != NULL) {
+            free(w->peers[pe]->agg);
+            w->peers[pe]->agg = NULL;
+        }
+    }
+    while (w->agg_free != NULL) {
+        shr_ucx_agg_t *a = w->agg_free;
+        w->agg_free = a->next;
+        free(a);
+    }
+    free(w->agg_pes);
+    w->agg_pes = NULL;
+    w->n_agg = 0;
+}
+
+/* ---- sending ---- */
+
+static void agg_sent(void *request, ucs_status_t status, void *user_data)
+{
+    shr_ucx_agg_t *a = user_data;
+
+    ucp_request_free(request);
+    if (SHR_UNLIKELY(status != UCS_OK) && !__atomic_load_n(&shr_ucx.finalizing, __ATOMIC_ACQUIRE)) {
+        shr_ucx_fatal(status, "coalesced operations to", a->pe);
+    }
+    agg_unref(a);
+}
+
+void shr_ucx_agg_send(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, bool fence)
+{
+    shr_ucx_agg_t *a = peer->agg;
+    ucp_request_param_t param = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
+                        UCP_OP_ATTR_FIELD_USER_DATA,
+        /* REPLY: the target answers on this worker's endpoint */
+        .flags = UCP_AM_SEND_FLAG_REPLY | UCP_AM_SEND_FLAG_EAGER,
+        .cb.send = agg_sent,
+        .user_data = a,
+    };
+    void *req;
+
+    peer->agg = NULL;
+    a->pe = pe;
+    a->refs = 2; /* the send and the reply */
+    a->msg[0] = (uint64_t)(uintptr_t)a;
+    a->seq = ++w->agg_seq;
+    a->next = NULL;
+    a->prev = w->agg_tail;
+    if (w->agg_tail != NULL) {
+        w->agg_tail->next = a;
+    } else {
+        w->agg_head = a;
+        __atomic_store_n(&w->agg_oldest, a->seq, __ATOMIC_RELAXED);
+    }
+    w->agg_tail = a;
+    req = ucp_am_send_nbx(peer->ep, SHR_UCX_AM_AGG, NULL, 0, a->msg, sizeof(uint64_t) + a->len,
+                          &param);
+    if (req == NULL) {
+        a->refs--; /* sent; the reply needs this worker's progress, not run yet */
+    } else if (UCS_PTR_IS_ERR(req)) {
+        shr_ucx_fatal(UCS_PTR_STATUS(req), "coalesced operations to", pe);
+    }
+    if (fence) {
+        (void)ucp_worker_fence(w->worker);
+    }
+}
+
+uint64_t shr_ucx_agg_send_all(shr_ucx_worker_t *w)
+{
+    for (int i = 0; i < w->n_agg; i++) {
+        shr_ucx_peer_t *peer = w->peers[w->agg_pes[i]];
+        if (peer->agg != NULL) {
+            shr_ucx_agg_send(w, peer, w->agg_pes[i], false);
+        }
+    }
+    w->n_agg = 0;
+    return w->agg_seq;
+}
+
+void shr_ucx_agg_wait(shr_ucx_worker_t *w, uint64_t seq)
+{
+    unsigned spins = 0;
+
+    while (__atomic_load_n(&w->agg_oldest, __ATOMIC_ACQUIRE) <= seq) {
+        shr_ucx_wait_round(w, &spins);
+    }
+}
+
+/* Room for `bytes` of records in pe's buffer, whose operations count in
+ * cmpl.  A buffer without the room, or counting too many objects
+ * already, leaves first.  Lock held. */
+static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe,
+                                  size_t bytes, shr_cmpl_t *cmpl)
+{
+    shr_ucx_agg_t *a = peer->agg;
+    bool counted = false;
+
+    if (a != NULL) {
+        for (int i = a->n_cmpl; i-- > 0;) {
+            counted = counted || a->cmpl[i] == cmpl;
+        }
+        if (a->len + bytes > shr_ucx.agg_bytes || (!counted && a->n_cmpl == SHR_UCX_AGG_CMPLS)) {
+            shr_ucx_agg_send(w, peer, pe, true);
+            a = NULL;
+            counted = false;
+        }
+    }
+    if (a == NULL) {
+        if (SHR_UNLIKELY(w->agg_pes == NULL)) {
+            w->agg_pes = malloc((size_t)shr_g.n_pes * sizeof(int));
+            if (w->agg_pes == NULL) {
+                shr_fatal(1, "out of memory for coalescing");
+            }
+        }
+        a = agg_take(w);
+        peer->agg = a;
+        /* listed once per buffer: send_all empties the list */
+        bool listed = false;
+        for (int i = w->n_agg; i-- > 0 && !listed;) {
+            listed = w->agg_pes[i] == pe;
+        }
+        if (!listed) {
+            w->agg_pes[w->n_agg++] = pe;
+        }
+    }
+    if (!counted) {
+        a->cmpl[a->n_cmpl++] = cmpl;
+        __atomic_fetch_add(&cmpl->pending, 1, __ATOMIC_RELAXED);
+    }
+    unsigned char *p = (unsigned char *)(a->msg + 1) + a->len;
+    a->len += bytes;
+    return p;
+}
+
+/* The peer entry for coalescing: shr_ucx_peer without sending the
+ * buffer. */
+static shr_ucx_peer_t *agg_peer(shr_ucx_worker_t *w, int pe)
+{
+    shr_ucx_peer_t *peer = w->peers[pe];
+
+    __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
+    return SHR_LIKELY(peer != NULL) ? peer : shr_ucx_peer_connect(w, pe);
+}
+
+static unsigned char *rec_put(unsigned char *p, uint64_t raddr, const void *src, size_t len)
+{
+    shr_ucx_rec_t rec = {.addr = raddr, .len = (uint32_t)len, .kind = SHR_UCX_REC_PUT};
+
+    memcpy(p, &rec, sizeof(rec));
+    memcpy(p + sizeof(rec), src, len);
+    return p + sizeof(rec) + SHR_UCX_PAD8(len);
+}
+
+static unsigned char *rec_amo(unsigned char *p, uint64_t raddr, shr_amo_op_t op, uint64_t value,
+                              size_t size)
+{
+    shr_ucx_rec_t rec = {.addr = raddr, .len = (uint32_t)size, .kind = SHR_UCX_REC_AMO,
+                         .op = (uint8_t)op};
+
+    memcpy(p, &rec, sizeof(rec));
+    memcpy(p + sizeof(rec), &value, sizeof(value));
+    return p + sizeof(rec) + sizeof(value);
+}
+
+/* Locks ctx's worker (*w_p) and reserves `bytes` of pe's buffer
+ * (agg_reserve); the caller writes the records, then unlocks *w_p. */
+static unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes, shr_cmpl_t *cmpl,
+                                shr_ucx_worker_t **w_p, shr_ucx_peer_t **peer_p)
+{
+    shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
+    shr_ucx_peer_t *peer;
+
+    shr_ucx_lock(w);
+    peer = agg_peer(w, pe);
+    *w_p = w;
+    *peer_p = peer;
+    return agg_reserve(w, peer, pe, bytes, cmpl);
+}
+
+bool shr_ucx_coalesce_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                             shr_cmpl_t *cmpl)
+{
+    shr_ucx_worker_t *w;
+    shr_ucx_peer_t *peer;
+    ucp_rkey_h rkey;
+
+    if (len > shr_ucx.coalesce_max) {
+        return false;
+    }
+    unsigned char *p = agg_begin(ctx, pe, sizeof(shr_ucx_rec_t) + SHR_UCX_PAD8(len), cmpl, &w,
+                                 &peer);
+    rec_put(p, shr_ucx_raddr(peer, dest, &rkey), src, len);
+    shr_ucx_unlock(w);
+    return true;
+}
+
+bool shr_ucx_coalesce_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
+                             size_t size, int pe, shr_cmpl_t *cmpl)
+{
+    shr_ucx_worker_t *w;
+    shr_ucx_peer_t *peer;
+    ucp_rkey_h rkey;
+
+    if (shr_ucx.coalesce_max == 0) {
+        return false;
+    }
+    unsigned char *p = agg_begin(ctx, pe, sizeof(shr_ucx_rec_t) + sizeof(uint64_t), cmpl, &w,
+                                 &peer);
+    rec_amo(p, shr_ucx_raddr(peer, dest, &rkey), op, value, size);
+    shr_ucx_unlock(w);
+    return true;
+}
+
+bool shr_ucx_coalesce_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                                    uint64_t *sig, uint64_t value, int sig_op, int pe,
+                                    shr_cmpl_t *cmpl)
+{
+    size_t data = len != 0 ? sizeof(shr_ucx_rec_t) + SHR_UCX_PAD8(len) : 0;
+    shr_ucx_worker_t *w;
+    shr_ucx_peer_t *peer;
+    ucp_rkey_h rkey;
+
+    if (shr_ucx.coalesce_max == 0 || len > shr_ucx.coalesce_max) {
+        return false;
+    }
+    /* one reservation: data and flag travel in the same buffer, in order */
+    unsigned char *p = agg_begin(ctx, pe, data + sizeof(shr_ucx_rec_t) + sizeof(uint64_t), cmpl,
+                                 &w, &peer);
+    if (len != 0) {
+        p = rec_put(p, shr_ucx_raddr(peer, dest, &rkey), src, len);
+    }
+    rec_amo(p, shr_ucx_raddr(peer, sig, &rkey),
+            sig_op == SHMEM_SIGNAL_ADD ? SHR_AMO_ADD : SHR_AMO_SET, value, sizeof(uint64_t));
+    shr_ucx_unlock(w);
+    return true;
+}
+
+/* ---- the handlers ---- */
+
+/* True if [addr, addr+len) lies in one of this PE's segments. */
+static bool agg_is_local(uint64_t addr, size_t len)
+{
+    for (int s = 0; s < SHR_SEG_COUNT; s++) {
+        uint64_t off = addr - shr_g.seg[s].base;
+        if (off < shr_g.seg[s].size && len <= shr_g.seg[s].size - off) {
+            return true;
+        }
+    }
+    return false;
+}
+
+static void ack_sent(void *request, ucs_status_t status, void *user_data)
+{
+    (void)status; /* a lost reply is the initiator's failure to report */
+    free(user_data);
+    ucp_request_free(request);
+}
+
+/* Target: applies a buffer's records in order, then replies. */
+static ucs_status_t agg_recv(void *arg, const void *header, size_t header_length, void *data,
+                             size_t length, const ucp_am_recv_param_t *param)
+{
+    const unsigned char *p = data, *end = p + length;
+    uint64_t *ack;
+
+    (void)arg;
+    (void)header;
+    (void)header_length;
+    if (SHR_UNLIKELY(length < sizeof(uint64_t) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV) ||
+                     !(param->recv_attr & UCP_AM_RECV_ATTR_FIELD_REPLY_EP))) {
+        shr_warn_once("ignored a malformed message of coalesced operations (%zu bytes)", length);
+        return UCS_OK;
+    }
+    for (p += sizeof(uint64_t); p + sizeof(shr_ucx_rec_t) <= end;) {
+        shr_ucx_rec_t rec;
+        memcpy(&rec, p, sizeof(rec));
+        p += sizeof(rec);
+        size_t n = rec.kind == SHR_UCX_REC_PUT ? rec.len : rec.len == 4 ? 4 : 8;
+        if (SHR_UNLIKELY(!agg_is_local(rec.addr, n) ||
+                         p + (rec.kind == SHR_UCX_REC_PUT ? SHR_UCX_PAD8(n) : 8) > end)) {
+            shr_warn_once("ignored a coalesced operation outside this PE's segments");
+            break;
+        }
+        if (rec.kind == SHR_UCX_REC_PUT) {
+            shr_copy_once((void *)(uintptr_t)rec.addr, p, n);
+            p += SHR_UCX_PAD8(n);
+        } else {
+            uint64_t value;
+            memcpy(&value, p, sizeof(value));
+            (void)shr_amo_at((void *)(uintptr_t)rec.addr, (shr_amo_op_t)rec.op, value, 0, n);
+            p += sizeof(value);
+        }
+    }
+    ack = malloc(sizeof(*ack));
+    if (ack == NULL) {
+        shr_fatal(1, "out of memory replying to coalesced operations");
+    }
+    memcpy(ack, data, sizeof(*ack));
+    ucp_request_param_t rp = {
+        .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
+                        UCP_OP_ATTR_FIELD_USER_DATA,
+        .flags = UCP_AM_SEND_FLAG_EAGER,
+        .cb.send = ack_sent,
+        .user_data = ack,
+    };
+    void *req = ucp_am_send_nbx(param->reply_ep, SHR_UCX_AM_ACK, NULL, 0, ack, sizeof(*ack), &rp);
+    if (req == NULL || UCS_PTR_IS_ERR(req)) {
+        free(ack); /* an error: the initiator is gone or will report it */
+    }
+    return UCS_OK;
+}
+
+/* Initiator: a buffer was applied. */
+static ucs_status_t ack_recv(void *arg, const void *header, size_t header_length, void *data,
+                             size_t length, const ucp_am_recv_param_t *param)
+{
+    shr_ucx_worker_t *w = arg;
+    shr_cmpl_t *cmpl[SHR_UCX_AGG_CMPLS];
+    uint64_t cookie;
+    int n;
+
+    (void)header;
+    (void)header_length;
+    (void)param;
+    if (SHR_UNLIKELY(length != sizeof(cookie))) {
+        shr_warn_once("ignored a malformed reply to coalesced operations");
+        return UCS_OK;
+    }
+    memcpy(&cookie, data, sizeof(cookie));
+    shr_ucx_agg_t *a = (shr_ucx_agg_t *)(uintptr_t)cookie;
+    n = a->n_cmpl;
+    memcpy(cmpl, a->cmpl, (size_t)n * sizeof(*cmpl));
+    /* out of the in-flight list: quiet's waits look at its oldest */
+    if (a->prev != NULL) {
+        a->prev->next = a->next;
+    } else {
+        w->agg_head = a->next;
+    }
+    if (a->next != NULL) {
+        a->next->prev = a->prev;
+    } else {
+        w->agg_tail = a->prev;
+    }
+    __atomic_store_n(&w->agg_oldest, w->agg_head != NULL ? w->agg_head->seq : UINT64_MAX,
+                     __ATOMIC_RELEASE);
+    agg_unref(a);
+    /* last: a waiter may return (and reuse its objects) at once */
+    for (int i = 0; i < n; i++) {
+        __atomic_fetch_sub(&cmpl[i]->pending, 1, __ATOMIC_RELEASE);
+    }
+    return UCS_OK;
+}
+
+shr_status_t shr_ucx_agg_handlers_set(shr_ucx_worker_t *w, const char *routine)
+{
+    ucp_am_handler_param_t param = {
+        .field_mask = UCP_AM_HANDLER_PARAM_FIELD_ID | UCP_AM_HANDLER_PARAM_FIELD_FLAGS |
+                      UCP_AM_HANDLER_PARAM_FIELD_CB | UCP_AM_HANDLER_PARAM_FIELD_ARG,
+        .id = SHR_UCX_AM_AGG,
+        .flags = UCP_AM_FLAG_WHOLE_MSG,
+        .cb = agg_recv,
+        .arg = w,
+    };
+    shr_status_t status;
+
+    status = shr_ucx_status(ucp_worker_set_am_recv_handler(w->worker, &param),
+                            "%s: registering a UCX active-message handler", routine);
+    if (status != SHR_OK) {
+        return status;
+    }
+    param.id = SHR_UCX_AM_ACK;
+    param.cb = ack_recv;
+    return shr_ucx_status(ucp_worker_set_am_recv_handler(w->worker, &param),
+                          "%s: registering a UCX active-message handler", routine);
+}
