@@ -17,9 +17,9 @@
 
 #define N 64        /* words of a round (fence, quiet) */
 #define ROUNDS 64   /* most rounds */
-#define FILL 1500   /* words of the fill case: 36 KB of records, >4 buffers */
-#define LONG 512    /* words of its long put: 4 KiB, above the coalescing limit, */
-#define LONG_END 700 /* ... ending at this word: over the records still buffered */
+#define FILL 4000   /* words of the fill case: 192 KB of records, 3 buffers */
+#define LONG 3072   /* words of its long put: 24 KiB, above the coalescing limit, */
+#define LONG_END 3500 /* ... ending at this word: over the records still buffered */
 
 static long data[2][ROUNDS][N];
 static long flag[2][ROUNDS];
