@@ -131,7 +131,9 @@ typedef struct shr_remote_ops {
      * is); does not wait and leaves quiet's own bookkeeping alone.  What a
      * request handle's wait uses instead of quiet (core/req.c).  Sends
      * those PEs' coalescing buffers (their operations count in whatever
-     * completion object they were given). */
+     * completion object they were given).  An entry -1 - pe names a PE
+     * that got only coalesced operations of cmpl: its buffer is sent, its
+     * endpoint not flushed. */
     void (*flush)(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *cmpl);
     /* One round of progress on ctx's transport state (and the default
      * one); true when *cmpl counts nothing.  Ends the job, like wait, if an

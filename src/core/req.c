@@ -218,11 +218,17 @@ shr_req_t *shr_req_part(const char *fn, shr_ctx_t *ctx, shr_req_t **req_p)
     return p;
 }
 
-void shr_req_note_pe(shr_req_t *part, int pe)
+void shr_req_note_pe(shr_req_t *part, int pe, bool coalesced)
 {
+    int entry = coalesced ? SHR_REQ_PE_COALESCED(pe) : pe;
+
     /* most handles talk to one PE: the last one noted is checked first */
     for (int i = part->npes; i-- > 0;) {
         if (part->pes[i] == pe) {
+            return;
+        }
+        if (part->pes[i] == SHR_REQ_PE_COALESCED(pe)) {
+            part->pes[i] = entry; /* a direct operation joins: now it needs the flush */
             return;
         }
     }
@@ -239,14 +245,15 @@ void shr_req_note_pe(shr_req_t *part, int pe)
         part->pes = pes;
         part->cap = cap;
     }
-    part->pes[part->npes++] = pe;
+    part->pes[part->npes++] = entry;
 }
 
 /* ---- the operations that reach the remote transport ---- */
 
 /* The transport may coalesce small operations of handles (its puts need
  * the target anyway: TCP); a put, put-with-signal or non-fetching AMO is
- * then offered to it first, and noted for the flush that sends it. */
+ * then offered to it first, and its PE noted for the flush that sends the
+ * buffer (and flushes the endpoint only for operations posted directly). */
 static inline bool req_coalesce(void)
 {
     return (shr_remote_caps & SHR_REMOTE_CAP_COALESCE) != 0;
@@ -262,10 +269,11 @@ void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
         return;
     }
     p = shr_req_part(fn, ctx, req_p);
-    if (!req_coalesce() || !shr_remote->coalesce_put(ctx, dest, src, len, pe, &p->cmpl)) {
+    bool coalesced = req_coalesce() && shr_remote->coalesce_put(ctx, dest, src, len, pe, &p->cmpl);
+    if (!coalesced) {
         shr_remote->put(ctx, dest, src, len, pe, &p->cmpl);
     }
-    shr_req_note_pe(p, pe);
+    shr_req_note_pe(p, pe, coalesced);
 }
 
 void shr_req_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
@@ -308,7 +316,7 @@ void shr_req_strided_slow(const char *fn, shr_ctx_t *ctx, bool put, void *dest, 
         }
     }
     if (put) {
-        shr_req_note_pe(p, pe);
+        shr_req_note_pe(p, pe, false);
     }
 }
 
@@ -320,12 +328,13 @@ void shr_req_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fet
     shr_check_user_transfer(fn, "dest", dest, size, NULL, NULL, pe);
     shr_check_aligned(fn, "dest", dest, size);
     p = shr_req_part(fn, ctx, req_p);
-    if (fetch != NULL || !req_coalesce() ||
-        !shr_remote->coalesce_amo(ctx, op, dest, value, size, pe, &p->cmpl)) {
+    bool coalesced = fetch == NULL && req_coalesce() &&
+                     shr_remote->coalesce_amo(ctx, op, dest, value, size, pe, &p->cmpl);
+    if (!coalesced) {
         shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &p->cmpl);
     }
     if (fetch == NULL) {
-        shr_req_note_pe(p, pe); /* a fetching one is complete once its value is here */
+        shr_req_note_pe(p, pe, coalesced); /* a fetching one is complete once its value is here */
     }
 }
 
@@ -339,11 +348,12 @@ void shr_req_put_signal_slow(const char *fn, shr_ctx_t *ctx, void *dest, const v
     shr_check_user_transfer(fn, "sig_addr", sig_addr, sizeof(uint64_t), NULL, NULL, pe);
     shr_check_aligned(fn, "sig_addr", sig_addr, sizeof(uint64_t));
     p = shr_req_part(fn, ctx, req_p);
-    if (!req_coalesce() || !shr_remote->coalesce_put_signal(ctx, dest, src, len, sig_addr, signal,
-                                                            sig_op, pe, &p->cmpl)) {
+    bool coalesced = req_coalesce() && shr_remote->coalesce_put_signal(ctx, dest, src, len, sig_addr,
+                                                                       signal, sig_op, pe, &p->cmpl);
+    if (!coalesced) {
         shr_remote->put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, pe, &p->cmpl);
     }
-    shr_req_note_pe(p, pe);
+    shr_req_note_pe(p, pe, coalesced);
 }
 
 /* ---- completion ---- */

@@ -26,6 +26,8 @@
 
 #define SHR_REQ_MAGIC 0x7e9a11f3u /* a part in use */
 #define SHR_REQ_FREE  0x7e9afeedu /* a part back in the pool */
+/* A part's entry for a PE that got only coalesced operations (core/remote.h's flush). */
+#define SHR_REQ_PE_COALESCED(_pe) (-1 - (_pe))
 
 typedef struct shmemx_req shr_req_t;
 
@@ -36,7 +38,8 @@ struct shmemx_req {
     shr_cmpl_t cmpl;     /* the transport's operations in flight */
     int npes;            /* PEs of pes[] to flush at completion */
     int cap;             /* room in pes[] */
-    int *pes;            /* world PEs with puts/AMOs not yet remotely complete */
+    int *pes;            /* world PEs with puts/AMOs not yet remotely complete
+                            (SHR_REQ_PE_COALESCED(pe): coalesced ones only) */
     int pe_inline[4];    /* pes[] of a part with few PEs (no malloc) */
     int split_n;         /* collectives: this thread's slice (shmemx_req_split) */
     int split_rank;
@@ -47,8 +50,10 @@ struct shmemx_req {
 /* The part of *req_p for ctx, made (and the handle started) if there is
  * none.  Cold: only operations that reach the remote transport call it. */
 SHR_COLD shr_req_t *shr_req_part(const char *fn, shr_ctx_t *ctx, shr_req_t **req_p);
-/* Records that part holds a put or AMO to world PE `pe` (flushed at wait). */
-void shr_req_note_pe(shr_req_t *part, int pe);
+/* Records that part holds a put or AMO to world PE `pe` (flushed at wait;
+ * `coalesced`: the transport coalesced it, its buffer is sent but the
+ * endpoint needs no flush for it). */
+void shr_req_note_pe(shr_req_t *part, int pe, bool coalesced);
 
 /* Appends *from's parts to *into's; *from becomes NULL.  `fn` names the
  * user's routine in debug-mode reports. */

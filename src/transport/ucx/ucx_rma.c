@@ -307,12 +307,12 @@ void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
 }
 
 /* A request handle's completion: each PE's coalescing buffer is sent (its
- * reply completes what it holds), and each endpoint of the handle's PEs
- * is flushed, counted in the handle's own object -- on a shared context
- * dirty or not (another thread's quiet may have taken the mark while its
- * flush is still in flight); on another, only if dirty: its last quiet
- * completed everything before it returned, and a PE that only got
- * coalesced operations needs no flush. */
+ * reply completes what it holds), and the endpoint of each PE the handle
+ * posted operations to directly is flushed, counted in the handle's own
+ * object -- on a shared context dirty or not (another thread's quiet may
+ * have taken the mark while its flush is still in flight); on another,
+ * only if dirty: its last quiet completed everything before it returned.
+ * A PE that got only coalesced operations (entry -1 - pe) needs no flush. */
 void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w;
@@ -325,16 +325,17 @@ void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *c
     bool shared = shr_ucx_ctx_is_shared(ctx);
     shr_ucx_lock(w);
     for (size_t i = 0; i < npes; i++) {
-        shr_ucx_peer_t *peer = w->peers[pes[i]];
+        int pe = pes[i] >= 0 ? pes[i] : -1 - pes[i];
+        shr_ucx_peer_t *peer = w->peers[pe];
         ucp_request_param_t param = {.op_attr_mask = 0};
 
         if (peer == NULL) {
             continue; /* never reached through this worker: nothing to complete */
         }
         if (peer->agg != NULL) {
-            shr_ucx_agg_send(w, peer, pes[i], false);
+            shr_ucx_agg_send(w, peer, pe, false);
         }
-        if (!shared && !peer->dirty) {
+        if (pes[i] < 0 || (!shared && !peer->dirty)) {
             continue;
         }
         shr_ucx_param_cmpl(&param, cmpl);
