@@ -119,10 +119,13 @@ def why(run, job):
                      "message and the reply, starts when shmemx_req_wait sends it, after the "
                      "computation. A shmemx_req_test right after the issue sends it before, and "
                      "the reply arrives while this PE computes (the target serves it in its own "
-                     "progress): %s." % (
+                     "progress): %s. Over TCP the send is a system call on this CPU (%s) and so "
+                     "is taking the reply in the wait: that part of the communication is this "
+                     "CPU's work, which no completion scheme overlaps with its computation." % (
                          best["merged"][1], best["merged"][0],
                          "%.0f %% (%d B)" % (best["default"][1], best["default"][0]) if best["default"] else "—",
-                         share, "%.0f %% at %d B" % (t[1], t[0]) if t else "not measured"))
+                         share, "%.0f %% at %d B" % (t[1], t[0]) if t else "not measured",
+                         "as long as an 8 B put alone, %.1f us" % inj if inj else "not measured"))
     else:
         windows = sorted({k["window"] for k, _ in _series(run, job, op="rate")})
         below, worst_excess = [], 0.0
