@@ -179,28 +179,42 @@ class Reach:
     library moved for it at the probe's bandwidth (one core each; PEs beyond
     the CPUs share them).  Every other part of the library's time, waiting
     for slower PEs included, counts as removable, so the floor is low and
-    the reach generous."""
+    the reach generous.  With more PEs than CPUs, PEs that share a CPU
+    compute in turn, so the floor is also at least the kernel's computation
+    measured where each PE had a CPU (`work`: its outside time times its
+    PEs, in CPU-seconds, the same problem) spread over the CPUs, unless
+    that exceeds Shimmer's time (then the estimate does not hold)."""
 
-    def __init__(self, result, split=None, bandwidth=None, cpus=1, direct=None):
+    def __init__(self, result, split=None, bandwidth=None, cpus=1, direct=None, work=None):
         """direct: the time of the kernel's DIRECT variant, which is then the
         floor (tighter: its copies are the kernel's own, from memory or cache
-        as they are); else the floor from the split and the copy probe."""
-        self.kernel, self.direct = result.kernel, direct
+        as they are); else the floor from the split, the copy probe and
+        `work` (PEs, CPU-seconds) when the PEs outnumber the CPUs."""
+        self.kernel, self.direct, self.cpus = result.kernel, direct, cpus
+        # an estimate (the same computation at both PE counts): one above
+        # Shimmer's own time shows it does not hold (smaller shares can
+        # compute faster), and is not used
+        self.work = (work if work and result.n > cpus and work[1] / cpus <= result.shim.median
+                     else None)
         if direct is not None:
             self.outside_s = self.copy_s = None
             self.floor_s = direct.median
         else:
             self.outside_s = result.shim.median * split.pct["outside"] / 100.0
             self.copy_s = split.bytes / bandwidth * max(1.0, result.n / float(cpus))
-            self.floor_s = self.outside_s + self.copy_s
+            self.floor_s = max(self.outside_s + self.copy_s,
+                               self.work[1] / cpus if self.work else 0.0)
         self.speedup = result.peer.median / self.floor_s if self.floor_s > 0 else None
 
     def text(self):
         if self.direct is not None:
             return "reach %s× (floor %s s: the kernel with `%s`, memcpy through shmem_ptr)" % (
                 fmt(self.speedup), fmt(self.floor_s), " ".join(DIRECT.get(self.kernel, [])))
-        return "reach %s× (floor %s s: outside the library %s s + copy %s s)" % (
-            fmt(self.speedup), fmt(self.floor_s), fmt(self.outside_s), fmt(self.copy_s))
+        shared = ("; its computation at %d PEs, %s CPU-s, over %d CPUs: %s s" % (
+            self.work[0], fmt(self.work[1]), self.cpus, fmt(self.work[1] / self.cpus))
+            if self.work else "")
+        return "reach %s× (floor %s s: outside the library %s s + copy %s s%s)" % (
+            fmt(self.speedup), fmt(self.floor_s), fmt(self.outside_s), fmt(self.copy_s), shared)
 
 
 def split_markdown(run):
@@ -261,7 +275,7 @@ class Result:
             if self.shim and self.peer and direct and not direct.invalid:
                 self.reach = Reach(self, direct=direct)
             elif self.split and bandwidth and self.shim and self.peer:
-                self.reach = Reach(self, self.split, bandwidth, cpus)
+                self.reach = Reach(self, self.split, bandwidth, cpus, work=computation(run, by_job, kernel, cpus))
         self.verdict = self._judge(run)
 
     def _judge(self, run):
@@ -284,6 +298,18 @@ class Result:
 
     def ran(self, run):
         return run.ran(self.job) and (self.shim or self.peer or self.shim_why or self.peer_why)
+
+
+def computation(run, by_job, kernel, cpus):
+    """(PEs, CPU-seconds) of a kernel's own computation at the one-node
+    placement with the most PEs that still had a CPU each, or None."""
+    best = None
+    for pid, _, n in profiled_placements():
+        split = by_job.get((kernel, pid))
+        shim = run.stat(run.shimmer, job_id(kernel, pid), "time_s")
+        if n <= cpus and split and shim and not shim.invalid and (best is None or n > best[0]):
+            best = (n, shim.median * split.pct["outside"] / 100.0 * n)
+    return best
 
 
 def results(run):

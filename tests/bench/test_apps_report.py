@@ -249,6 +249,33 @@ class AppsSections(unittest.TestCase):
         self.assertIn("| 75.0 % | 800 | alltoall 12.5 % |", md)             # MB per PE
         self.assertEqual(app_kernels.summary(run)[0]["verdict"], "BLOCKED")
 
+    def test_reach_with_more_pes_than_cpus(self):
+        # 2 CPUs.  At 2 PEs heat2d is 67.5 % outside the library (8 s
+        # recorded, 2.6 in routines) of 1.0 s: 1.35 CPU-s in all; at 4 PEs
+        # only 27.5 % (0.275 s), but PEs that share a CPU compute in turn:
+        # the floor is 1.35 / 2 = 0.675 s
+        with open(os.path.join(self.dir, "run.json")) as f:
+            meta = json.load(f)
+        meta["machine"] = {"online_cpus": 2}
+        with open(os.path.join(self.dir, "run.json"), "w") as f:
+            json.dump(meta, f)
+        self.plant_copy_probe(8000.0)
+        for pid, n, put_s in (("n2", 2, 1.6), ("n4", 4, 4.8)):
+            job = app_kernels.profile_job_id("heat2d", pid)
+            self.plant_profile(job, self.profile_table(8.0, put_s, 0.0, 0))
+            self.plant("shimmer", "app_heat2d_" + pid, [app_records("heat2d", n, 1.0, 1)] * 3)
+            self.plant("oshmem", "app_heat2d_" + pid, [app_records("heat2d", n, 1.1, 1)] * 3)
+        got = {r.pid: r for r in app_kernels.results(report.Run(self.dir))}
+        self.assertAlmostEqual(got["n2"].reach.floor_s, 0.675)
+        r4 = got["n4"]
+        self.assertEqual(r4.reach.work[0], 2)
+        self.assertAlmostEqual(r4.reach.floor_s, 0.675)
+        self.assertIn("its computation at 2 PEs", r4.reach.text())
+        # an estimate above Shimmer's own time is not used
+        self.plant("shimmer", "app_heat2d_n4", [app_records("heat2d", 4, 0.6, 1)] * 3)
+        r4 = {r.pid: r for r in app_kernels.results(report.Run(self.dir))}["n4"]
+        self.assertIsNone(r4.reach.work)
+
     def test_reach_of_a_kernel_with_a_direct_variant(self):
         # daxpy at 2 PEs: Shimmer 1.0 s, the peer 1.3 s, the kernel by memcpy
         # through shmem_ptr 0.95 s: reach 1.37x < 1.5, whatever the profile says
