@@ -62,7 +62,8 @@ static shr_ucx_agg_t *agg_take(shr_ucx_worker_t *w)
     } else {
         a = malloc(sizeof(*a) + sizeof(uint64_t) + shr_ucx.agg_bytes);
         if (a == NULL) {
-            shr_fatal(1, "out of memory for a coalescing buffer (SHIMMER_REQ_COALESCE_BUFFER)");
+            shr_fatal(1, "out of memory for a buffer coalescing request handles' operations"
+                         "; lower SHIMMER_REQ_COALESCE_BUFFER, or set SHIMMER_REQ_COALESCE=0 to send request handles' operations one by one");
         }
         a->w = w;
     }
@@ -196,7 +197,8 @@ static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int
         if (SHR_UNLIKELY(w->agg_pes == NULL)) {
             w->agg_pes = malloc((size_t)shr_g.n_pes * sizeof(int));
             if (w->agg_pes == NULL) {
-                shr_fatal(1, "out of memory for coalescing");
+                shr_fatal(1, "out of memory for the list of PEs with coalesced operations"
+                             "; lower SHIMMER_REQ_COALESCE_BUFFER, or set SHIMMER_REQ_COALESCE=0 to send request handles' operations one by one");
             }
         }
         a = agg_take(w);
@@ -324,18 +326,6 @@ bool shr_ucx_coalesce_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src,
 
 /* ---- the handlers ---- */
 
-/* True if [addr, addr+len) lies in one of this PE's segments. */
-static bool agg_is_local(uint64_t addr, size_t len)
-{
-    for (int s = 0; s < SHR_SEG_COUNT; s++) {
-        uint64_t off = addr - shr_g.seg[s].base;
-        if (off < shr_g.seg[s].size && len <= shr_g.seg[s].size - off) {
-            return true;
-        }
-    }
-    return false;
-}
-
 static void ack_sent(void *request, ucs_status_t status, void *user_data)
 {
     (void)status; /* a lost reply is the initiator's failure to report */
@@ -363,7 +353,7 @@ static ucs_status_t agg_recv(void *arg, const void *header, size_t header_length
         memcpy(&rec, p, sizeof(rec));
         p += sizeof(rec);
         size_t n = rec.kind == SHR_UCX_REC_PUT ? rec.len : rec.len == 4 ? 4 : 8;
-        if (SHR_UNLIKELY(!agg_is_local(rec.addr, n) ||
+        if (SHR_UNLIKELY(shr_seg_find((const void *)(uintptr_t)rec.addr, n) < 0 ||
                          p + (rec.kind == SHR_UCX_REC_PUT ? SHR_UCX_PAD8(n) : 8) > end)) {
             shr_warn_once("ignored a coalesced operation outside this PE's segments");
             break;
@@ -380,7 +370,8 @@ static ucs_status_t agg_recv(void *arg, const void *header, size_t header_length
     }
     ack = malloc(sizeof(*ack));
     if (ack == NULL) {
-        shr_fatal(1, "out of memory replying to coalesced operations");
+        shr_fatal(1, "out of memory replying to a peer's coalesced operations; free memory on "
+                         "this node, or set SHIMMER_REQ_COALESCE=0 on every PE");
     }
     memcpy(ack, data, sizeof(*ack));
     ucp_request_param_t rp = {
