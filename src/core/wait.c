@@ -187,24 +187,31 @@ static void nap_round(shr_waiter_t *waiter)
     nanosleep(&ts, NULL);
 }
 
+/* ---- spin and yield: never nap ---- */
+
+/* One round of a mode that never naps: a pause or a yield; in debug mode
+ * the clock is still read now and then (every 4096th pause, every 16th
+ * yield), for the hang report. */
+static void plain_round(shr_waiter_t *waiter, bool spin)
+{
+    unsigned round = waiter->yields++;
+
+    if (spin) {
+        shr_cpu_relax();
+    } else {
+        sched_yield();
+    }
+    if (SHR_UNLIKELY(shr_config.debug) && (round & (spin ? 4095u : 15u)) == 0) {
+        tick(waiter);
+    }
+}
+
 void shr_waiter_yield(shr_waiter_t *waiter)
 {
-    unsigned round;
-
     switch (shr_g.wait_mode) {
     case SHR_WAIT_SPIN:
-        round = waiter->yields++;
-        shr_cpu_relax();
-        if (SHR_UNLIKELY(shr_config.debug) && (round & 4095) == 0) {
-            tick(waiter);
-        }
-        return;
     case SHR_WAIT_YIELD:
-        round = waiter->yields++;
-        sched_yield();
-        if (SHR_UNLIKELY(shr_config.debug) && (round & 15) == 0) {
-            tick(waiter);
-        }
+        plain_round(waiter, shr_g.wait_mode == SHR_WAIT_SPIN);
         return;
     case SHR_WAIT_NAP:
         break;
