@@ -21,6 +21,7 @@
  *   eager   flat with the data in the slots.
  *   push    every member writes its block into every dest, then flags it.
  *   pull    all arrive; every member reads every block; all arrive again.
+ *   bruck   collect's bruck without the scan (every offset is known).
  * auto: collect flat up to SHR_COLL_FLAT_SYNC members when the slots hold
  * one per member, else bruck (linear when its words do not fit);
  * fcollect eager up to SHIMMER_COLL_EAGER_SIZE, else push.
@@ -175,16 +176,33 @@ static void bruck_put(shr_coll_t *c, char *dest, size_t off, size_t len, size_t 
     }
 }
 
-void shr_coll_collect_bruck(shr_coll_t *c, const shr_coll_args_t *a)
+/* The largest power of two below n (n >= 2): bruck's last distance; its
+ * log2 in *steps_p. */
+static int bruck_last(int n, int *steps_p)
 {
-    int n = c->team->n_pes, me = c->team->my_pe, steps = 0, last = 1;
-    char *dest = a->dest;
+    int steps = 0, last = 1;
 
     while (last * 2 < n) {
         last *= 2;
         steps++;
     }
-    if (3 * (size_t)(steps + 1) > c->slot_words) {
+    *steps_p = steps;
+    return last;
+}
+
+/* Do bruck's words fit the call's slot area? */
+static bool bruck_fits(const shr_coll_t *c, int steps)
+{
+    return 3 * (size_t)(steps + 1) <= c->slot_words;
+}
+
+void shr_coll_collect_bruck(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    int n = c->team->n_pes, me = c->team->my_pe, steps;
+    int last = bruck_last(n, &steps);
+    char *dest = a->dest;
+
+    if (!bruck_fits(c, steps)) {
         shr_coll_collect_linear(c, a);
         return;
     }
@@ -278,6 +296,32 @@ void shr_coll_fcollect_push(shr_coll_t *c, const shr_coll_args_t *a)
 {
     shr_coll_ran(c, shr_coll_fcollect_push);
     push_block(c, a, (char *)a->dest + (size_t)c->team->my_pe * a->len);
+}
+
+/* collect's bruck with every size known: no scan; the last step sends
+ * the n - 2^k blocks its receiver lacks. */
+void shr_coll_fcollect_bruck(shr_coll_t *c, const shr_coll_args_t *a)
+{
+    int n = c->team->n_pes, me = c->team->my_pe, steps;
+    size_t len = a->len, total = (size_t)n * len, off = (size_t)me * len;
+    char *dest = a->dest;
+
+    (void)bruck_last(n, &steps);
+    if (!bruck_fits(c, steps)) {
+        shr_coll_fcollect_push(c, a);
+        return;
+    }
+    shr_coll_ran(c, shr_coll_fcollect_bruck);
+    shr_coll_copy_local(dest + off, a->src, len);
+    int k = 0;
+    for (int d = 1; d < n; d *= 2, k++) {
+        int to = me - d < 0 ? me - d + n : me - d;
+        int blocks = 2 * d > n ? n - d : d;
+        bruck_put(c, dest, off, (size_t)blocks * len, total, to);
+        shr_coll_add(c, to, BRUCK_DATA(k), 1);
+        (void)bruck_take(c, BRUCK_DATA(k));
+    }
+    c->full = true;
 }
 
 void shr_coll_fcollect_pull(shr_coll_t *c, const shr_coll_args_t *a)
