@@ -24,7 +24,8 @@
  *   bruck   collect's bruck without the scan (every offset is known).
  * auto: collect flat up to SHR_COLL_FLAT_SYNC members when the slots hold
  * one per member, else bruck (linear when its words do not fit);
- * fcollect eager up to SHIMMER_COLL_EAGER_SIZE, else push.
+ * fcollect bruck above SHR_COLL_FLAT_SYNC members (push when its words do
+ * not fit), else eager up to SHIMMER_COLL_EAGER_SIZE, else push.
  * All of them are "full": every member hears from every other.
  */
 #include <stdlib.h>
@@ -273,7 +274,9 @@ static void fcollect_auto(shr_coll_t *c, const shr_coll_args_t *a)
         shr_coll_fcollect_hier(c, a); /* members on several nodes (coll_hier*.c) */
         return;
     }
-    if (a->len <= shr_coll_eager_max() && shr_coll_slot_size(c, a->len, (size_t)n1) != 0) {
+    if (c->team->n_pes > SHR_COLL_FLAT_SYNC) {
+        shr_coll_fcollect_bruck(c, a); /* O(log n) peers, as collect */
+    } else if (a->len <= shr_coll_eager_max() && shr_coll_slot_size(c, a->len, (size_t)n1) != 0) {
         shr_coll_fcollect_eager(c, a);
     } else {
         shr_coll_fcollect_push(c, a);
