@@ -38,11 +38,17 @@
  * may be coalesced into one message per (context, PE) -- the coalesce_*
  * operations below (docs/requests.md, "Coalescing"). */
 #define SHR_REMOTE_CAP_COALESCE        (1u << 2)
+/* ... and a program's own small puts, put-with-signals and non-fetching
+ * AMOs outside handles may be coalesced too, counted in ctx->cmpl: the
+ * transport sends such buffers itself when this PE waits, tests or stays
+ * away (its progress thread), so nothing waits for a quiet that never
+ * comes (docs/requests.md, "Coalescing"). */
+#define SHR_REMOTE_CAP_COALESCE_ALL    (1u << 3)
 
 /* Bumped whenever this table or a struct a transport reads (state.h,
  * team.h, env.h) changes shape: a plugin built for another layout is
  * refused at load. */
-#define SHR_REMOTE_ABI 4
+#define SHR_REMOTE_ABI 5
 
 /* The symbol a transport plugin exports: a `const shr_remote_ops_t *`. */
 #define SHR_REMOTE_PLUGIN_ENTRY "shr_remote_plugin_ops"
@@ -141,14 +147,17 @@ typedef struct shr_remote_ops {
     bool (*test)(shr_ctx_t *ctx, shr_cmpl_t *cmpl);
 
     /* ---- coalescing (only with SHR_REMOTE_CAP_COALESCE; else NULL) ----
-     * A request handle's operation appended to ctx's buffer for pe instead
-     * of being posted: counted in *cmpl until the buffer has left and pe
-     * applied it (remote completion: no flush needed for it).  The buffer
-     * leaves when full, at flush of pe with any cmpl, at fence and quiet
-     * of ctx, and before any other operation of ctx to pe (which it must
-     * not overtake).  False, having done nothing, when this one cannot be
-     * coalesced (too long, a context shared between threads): post it the
-     * usual way.  `src` is copied at the call. */
+     * A request handle's operation (or, with SHR_REMOTE_CAP_COALESCE_ALL
+     * and cmpl == &ctx->cmpl, a program's blocking or nbi one) appended to
+     * ctx's buffer for pe instead of being posted: counted in *cmpl until
+     * the buffer has left and pe applied it (remote completion: no flush
+     * needed for it).  The buffer leaves when full, at flush of pe with
+     * any cmpl, at fence and quiet of ctx, before any other operation of
+     * ctx to pe (which it must not overtake) and, with
+     * SHR_REMOTE_CAP_COALESCE_ALL, at any wait or test of this PE and
+     * after a short age.  False, having done nothing, when this one cannot
+     * be coalesced (too long): post it the usual way.  `src` is copied at
+     * the call. */
     bool (*coalesce_put)(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
                          shr_cmpl_t *cmpl);
     /* A non-fetching `op` (ADD, SET, AND, OR, XOR) on `size` bytes at dest. */

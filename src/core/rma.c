@@ -61,6 +61,16 @@ void shr_rma_require_symmetric(const char *fn, const char *what, const void *add
     }
 }
 
+/* The transport may coalesce a program's own small puts, put-with-signals
+ * and non-fetching AMOs (SHR_REMOTE_CAP_COALESCE_ALL: TCP): offered first,
+ * counted in the context's object, so quiet completes them (a blocking
+ * put is locally complete once copied).  The library's own transfers (fn
+ * NULL: collectives, teams, locks) are posted directly. */
+static inline bool shr_rma_coalesces(const char *fn)
+{
+    return fn != NULL && (shr_remote_caps & SHR_REMOTE_CAP_COALESCE_ALL) != 0;
+}
+
 /* A transfer a program asked for (`fn` set) is checked first: the fast
  * path sends it here for a PE or length it would not take, too. */
 void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
@@ -73,6 +83,9 @@ void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
         return;
     }
     shr_rma_require_symmetric(fn, "dest", dest, len);
+    if (shr_rma_coalesces(fn) && shr_remote->coalesce_put(ctx, dest, src, len, pe, &ctx->cmpl)) {
+        return;
+    }
     shr_remote->put(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : NULL);
 }
 
@@ -155,6 +168,10 @@ uint64_t shr_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *des
         shr_check_aligned(fn, "dest", dest, size);
     }
     shr_rma_require_symmetric(fn, "dest", dest, size);
+    if (!fetches && shr_rma_coalesces(fn) &&
+        shr_remote->coalesce_amo(ctx, op, dest, value, size, pe, &ctx->cmpl)) {
+        return 0;
+    }
     shr_remote->amo(ctx, op, fetches ? &old : NULL, dest, value, cond, size, pe,
                     fetches ? NULL : &ctx->cmpl);
     return size == 4 ? old.u32 : old.u64;
@@ -183,6 +200,10 @@ void shr_put_signal_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void 
         shr_rma_require_symmetric(fn, "dest", dest, len);
     }
     shr_rma_require_symmetric(fn, "sig_addr", sig_addr, sizeof(uint64_t));
+    if (shr_rma_coalesces(fn) && shr_remote->coalesce_put_signal(ctx, dest, src, len, sig_addr,
+                                                                 signal, sig_op, pe, &ctx->cmpl)) {
+        return;
+    }
     shr_remote->put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, pe,
                            nbi ? &ctx->cmpl : NULL);
 }

@@ -91,6 +91,9 @@ typedef struct shr_ucx_worker {
     shr_ucx_agg_t *agg_head, *agg_tail; /* buffers sent and not yet applied, oldest first */
     uint64_t agg_seq;                /* buffers sent so far */
     uint64_t agg_oldest;             /* seq of agg_head; UINT64_MAX if none (read unlocked) */
+    bool agg_counted;                /* counted in shr_ucx.agg_workers (locked, n_agg != 0) */
+    uint64_t agg_birth;              /* times agg_counted was set: the age flush's clock */
+    uint64_t agg_seen;               /* ... agg_birth at the progress thread's last look */
     struct shr_ucx_worker *next;     /* all workers, for progress and finalize */
 } shr_ucx_worker_t;
 
@@ -110,6 +113,9 @@ typedef struct shr_ucx {
     uint64_t activity;               /* progress calls by application threads */
     size_t coalesce_max;             /* longest put coalesced; 0: none is */
     size_t agg_bytes;                /* room for records in a coalescing buffer */
+    bool coalesce_all;               /* the default path coalesces too (SHIMMER_RMA_COALESCE) */
+    int agg_workers;                 /* locked workers that may hold records: waits and the
+                                        progress thread send them (read unlocked) */
     int n_remote;                    /* PEs reached through UCX */
     int n_remote_nodes;              /* ... on another node */
 } shr_ucx_t;
@@ -195,6 +201,20 @@ void shr_ucx_agg_wait(shr_ucx_worker_t *w, uint64_t seq);
 shr_status_t shr_ucx_agg_handlers_set(shr_ucx_worker_t *w, const char *routine);
 /* Frees w's buffers (none may be in flight: the caller quieted). */
 void shr_ucx_agg_destroy(shr_ucx_worker_t *w);
+/* Sends the coalescing buffers of every worker that locks (the default
+ * one, shared contexts, contexts that coalesced default-path operations),
+ * skipping those another thread holds; `aged`: only those the progress
+ * thread saw waiting at its previous look already.  Any thread, no lock
+ * held.  True while some buffer may still wait. */
+bool shr_ucx_agg_flush_all(bool aged);
+/* Where waits send what this PE coalesced: the progress rule (a buffer
+ * never waits for a quiet that may never come). */
+static SHR_ALWAYS_INLINE void shr_ucx_agg_poll(void)
+{
+    if (SHR_UNLIKELY(__atomic_load_n(&shr_ucx.agg_workers, __ATOMIC_RELAXED) != 0)) {
+        (void)shr_ucx_agg_flush_all(false);
+    }
+}
 
 /* ---- ucx_ep.c ---- */
 /* The peer entry of `pe` on `w`, connecting on first use.  Called with w's
@@ -212,5 +232,8 @@ bool shr_ucx_nap(uint64_t ns);
 shr_status_t shr_ucx_progress_thread_start(const char *routine);
 void shr_ucx_progress_thread_stop(void);
 bool shr_ucx_progress_thread_wanted(void);
+/* A first coalescing buffer began filling: wakes the progress thread if it
+ * sleeps long, so that its age flush watches the buffer.  Any thread. */
+void shr_ucx_progress_thread_kick(void);
 
 #endif

@@ -1,7 +1,8 @@
 /*
- * ucx_agg.c -- coalescing: the small operations of request handles leave
- * as one active message per (worker, PE) instead of one send each
- * (core/remote.h's coalesce_*, docs/requests.md "Coalescing").
+ * ucx_agg.c -- coalescing: the small operations of request handles (and
+ * of the default path: SHR_REMOTE_CAP_COALESCE_ALL) leave as one active
+ * message per (worker, PE) instead of one send each (core/remote.h's
+ * coalesce_*, docs/requests.md "Coalescing").
  *
  * Over TCP every put is a send system call (~10 us here) and the target
  * applies it in its progress anyway; a buffer of records costs one send
@@ -23,6 +24,11 @@
  *   initiator: the reply drops each completion object's count, takes the
  *     buffer out of the worker's in-flight list (quiet waits for its
  *     oldest) and frees it once its send has completed too.
+ *
+ * The progress rule (default path): a worker that locks and holds records
+ * is counted in shr_ucx.agg_workers; every wait round of this PE sends
+ * all such buffers (shr_ucx_agg_poll), and the progress thread sends
+ * those it finds filling at two looks in a row (ucx_progress.c).
  *
  * Locking: as every operation: the worker's lock (when it must lock)
  * around appending and sending; the handlers run in the worker's progress,
@@ -99,6 +105,10 @@ void shr_ucx_agg_destroy(shr_ucx_worker_t *w)
     free(w->agg_pes);
     w->agg_pes = NULL;
     w->n_agg = 0;
+    if (w->agg_counted) {
+        w->agg_counted = false;
+        __atomic_fetch_sub(&shr_ucx.agg_workers, 1, __ATOMIC_RELAXED);
+    }
 }
 
 /* ---- sending ---- */
@@ -162,7 +172,42 @@ uint64_t shr_ucx_agg_send_all(shr_ucx_worker_t *w)
         }
     }
     w->n_agg = 0;
+    if (w->agg_counted) {
+        __atomic_store_n(&w->agg_counted, false, __ATOMIC_RELAXED);
+        __atomic_fetch_sub(&shr_ucx.agg_workers, 1, __ATOMIC_RELAXED);
+    }
     return w->agg_seq;
+}
+
+bool shr_ucx_agg_flush_all(bool aged)
+{
+    bool left = false;
+
+    if (pthread_mutex_trylock(&shr_ucx.list_lock) != 0) {
+        return true; /* another thread walks the list: look again next time */
+    }
+    for (shr_ucx_worker_t *w = shr_ucx.dflt; w != NULL; w = w->next) {
+        if (!__atomic_load_n(&w->agg_counted, __ATOMIC_RELAXED)) {
+            continue;
+        }
+        uint64_t birth = __atomic_load_n(&w->agg_birth, __ATOMIC_RELAXED);
+        if (aged && w->agg_seen != birth) {
+            w->agg_seen = birth; /* filling since the last look: old at the next one */
+            left = true;
+            continue;
+        }
+        /* counted workers lock; one held by another thread is in use */
+        if (pthread_mutex_trylock(&w->lock) != 0) {
+            left = true;
+            continue;
+        }
+        if (w->agg_counted) {
+            shr_ucx_agg_send_all(w);
+        }
+        pthread_mutex_unlock(&w->lock);
+    }
+    pthread_mutex_unlock(&shr_ucx.list_lock);
+    return left || __atomic_load_n(&shr_ucx.agg_workers, __ATOMIC_RELAXED) != 0;
 }
 
 void shr_ucx_agg_wait(shr_ucx_worker_t *w, uint64_t seq)
@@ -212,6 +257,15 @@ static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int
             w->agg_pes[w->n_agg++] = pe;
         }
     }
+    if (SHR_UNLIKELY(!w->agg_counted) && w->must_lock && shr_ucx.coalesce_all) {
+        /* waits and the progress thread's age flush send it (the progress
+         * rule): nobody has to quiet */
+        __atomic_store_n(&w->agg_counted, true, __ATOMIC_RELAXED);
+        __atomic_store_n(&w->agg_birth, w->agg_birth + 1, __ATOMIC_RELAXED);
+        if (__atomic_fetch_add(&shr_ucx.agg_workers, 1, __ATOMIC_SEQ_CST) == 0) {
+            shr_ucx_progress_thread_kick();
+        }
+    }
     if (!counted) {
         a->cmpl[a->n_cmpl++] = cmpl;
         __atomic_fetch_add(&cmpl->pending, 1, __ATOMIC_RELAXED);
@@ -259,7 +313,16 @@ static unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes, shr_cmpl_t
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
     shr_ucx_peer_t *peer;
 
-    shr_ucx_lock(w);
+    if (SHR_UNLIKELY(!w->must_lock) && cmpl == &ctx->cmpl) {
+        /* a default-path operation on a context only its thread drives:
+         * waits of other threads and the progress thread will send the
+         * buffer, so from now on the worker locks (the thread holding it
+         * first: whoever sees must_lock finds it taken) */
+        pthread_mutex_lock(&w->lock);
+        __atomic_store_n(&w->must_lock, true, __ATOMIC_RELEASE);
+    } else {
+        shr_ucx_lock(w);
+    }
     peer = agg_peer(w, pe);
     *w_p = w;
     *peer_p = peer;

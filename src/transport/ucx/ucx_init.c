@@ -455,11 +455,17 @@ static shr_status_t shr_ucx_init(const char *routine, unsigned *caps_p)
     /* without RDMA devices every put is a send the target serves: a
      * request handle's small ones may as well share one (ucx_agg.c) */
     shr_ucx.coalesce_max = 0;
+    shr_ucx.coalesce_all = false;
     if (!rdma_devices_present() && shr_config.req_coalesce > 0) {
         shr_ucx.agg_bytes = shr_config.req_coalesce_buffer > 256 ? shr_config.req_coalesce_buffer : 256;
         shr_ucx.coalesce_max = shr_config.req_coalesce < shr_ucx.agg_bytes / 2
                                    ? shr_config.req_coalesce : shr_ucx.agg_bytes / 2;
         *caps_p |= SHR_REMOTE_CAP_COALESCE;
+        /* the default path too, when something sends what nobody quiets:
+         * waits do, and the progress thread once a buffer has aged */
+        shr_ucx.coalesce_all = shr_config.rma_coalesce && shr_ucx.wakeup &&
+                               shr_ucx_progress_thread_wanted();
+        *caps_p |= shr_ucx.coalesce_all ? SHR_REMOTE_CAP_COALESCE_ALL : 0;
     }
     return SHR_OK;
 }

@@ -122,9 +122,10 @@ static SHR_ALWAYS_INLINE void shr_ucx_drive(shr_ucx_worker_t *w)
     }
 }
 
-/* One round of every wait of this transport: drives w and, if it is
- * another worker, the default one too -- incoming operations must not
- * wait for this thread to leave.  No lock is held between progress calls.
+/* One round of every wait of this transport: sends what this PE
+ * coalesced (shr_ucx_agg_poll), drives w and, if it is another worker,
+ * the default one too -- incoming operations must not wait for this
+ * thread to leave.  No lock is held between progress calls.
  * Like every wait (core/wait_inline.h) it polls shr_g.wait_spin times and
  * then yields the CPU each round: a peer on an oversubscribed machine may
  * need it to answer.  Counts as application activity (ucx_progress.c).
@@ -133,6 +134,7 @@ static SHR_ALWAYS_INLINE void shr_ucx_drive(shr_ucx_worker_t *w)
 static SHR_ALWAYS_INLINE void shr_ucx_wait_round(shr_ucx_worker_t *w, unsigned *spins)
 {
     __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
+    shr_ucx_agg_poll();
     shr_ucx_drive(w);
     if (w != shr_ucx.dflt) {
         shr_ucx_drive(shr_ucx.dflt);

@@ -46,7 +46,82 @@ static struct {
     int event_ep;           /* epoll set: the stop fd, and the worker's fd in event mode */
     int stopfd;
     int efd;                /* the default worker's event fd */
-} shr_ucx_pt = {.idle_ep = -1, .event_ep = -1, .stopfd = -1, .efd = -1};
+    int kickfd;             /* a first coalescing buffer began filling */
+    bool sleeping_long;     /* ... and the thread wants to hear of it */
+    bool watching;          /* sleeping in slices of the age (coalescing buffers) */
+} shr_ucx_pt = {.idle_ep = -1, .event_ep = -1, .stopfd = -1, .efd = -1, .kickfd = -1};
+
+/* A coalescing buffer nobody sent is sent by the thread once it has waited
+ * one to two of these (ucx_agg.c's age flush): a program that spins on
+ * its own memory without calling the library still has its puts
+ * delivered.  The thread watches in slices of this while buffers fill,
+ * and for 1 ms after the last one. */
+#define SHR_UCX_AGG_AGE_NS 50000u
+#define SHR_UCX_AGG_WATCH_NS 1000000u
+
+static uint64_t shr_ucx_pt_now(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void shr_ucx_progress_thread_kick(void)
+{
+    if (__atomic_exchange_n(&shr_ucx_pt.sleeping_long, false, __ATOMIC_SEQ_CST)) {
+        uint64_t one = 1;
+        if (write(shr_ucx_pt.kickfd, &one, sizeof(one)) != sizeof(one)) {
+            shr_warn_once("progress thread: cannot wake it: %m");
+        }
+    }
+}
+
+/* Idle mode's sleep of `ms` milliseconds; true when asked to stop.  In one
+ * piece (a first coalescing buffer's kick ends it), or, while buffers
+ * fill, in slices of the age, sending those that outlived one. */
+static bool shr_ucx_pt_idle_sleep(int ms)
+{
+    uint64_t now = shr_ucx_pt_now(), end = now + (uint64_t)ms * 1000000u, seen = now;
+
+    for (; now < end; now = shr_ucx_pt_now()) {
+        uint64_t ns = end - now;
+        if (!shr_ucx_pt.watching) {
+            /* either the filler sees this flag or this thread its count */
+            __atomic_store_n(&shr_ucx_pt.sleeping_long, true, __ATOMIC_SEQ_CST);
+            if (__atomic_load_n(&shr_ucx.agg_workers, __ATOMIC_SEQ_CST) != 0) {
+                __atomic_store_n(&shr_ucx_pt.sleeping_long, false, __ATOMIC_RELAXED);
+                shr_ucx_pt.watching = true;
+                seen = now;
+            }
+        }
+        if (shr_ucx_pt.watching && ns > SHR_UCX_AGG_AGE_NS) {
+            ns = SHR_UCX_AGG_AGE_NS;
+        }
+        struct timespec ts = {.tv_sec = (time_t)(ns / 1000000000u),
+                              .tv_nsec = (long)(ns % 1000000000u)};
+        struct pollfd pfd = {.fd = shr_ucx_pt.idle_ep, .events = POLLIN};
+        struct epoll_event ev;
+        if (ppoll(&pfd, 1, &ts, NULL) > 0 && epoll_wait(shr_ucx_pt.idle_ep, &ev, 1, 0) > 0) {
+            if (ev.data.fd == shr_ucx_pt.stopfd) {
+                return true;
+            }
+            uint64_t kicks;
+            (void)!read(shr_ucx_pt.kickfd, &kicks, sizeof(kicks));
+            shr_ucx_pt.watching = true;
+            seen = shr_ucx_pt_now();
+        }
+        if (shr_ucx_pt.watching) {
+            now = shr_ucx_pt_now();
+            if (shr_ucx_agg_flush_all(true)) {
+                seen = now;
+            } else if (now - seen > SHR_UCX_AGG_WATCH_NS) {
+                shr_ucx_pt.watching = false;
+            }
+        }
+    }
+    return false;
+}
 
 void shr_ucx_progress_all(void)
 {
@@ -56,19 +131,22 @@ void shr_ucx_progress_all(void)
         return;
     }
     __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
+    shr_ucx_agg_poll(); /* a waiting PE sends what it coalesced */
     /* another thread holding it is driving it already */
     if (!d->must_lock || pthread_mutex_trylock(&d->lock) == 0) {
         ucp_worker_progress(d->worker);
         shr_ucx_unlock(d);
     }
-    /* shared user contexts with operations in flight: their sends may need
-     * a push.  Private and serialized ones belong to one thread at a time
-     * (not necessarily this one): their own calls drive them.  The list
-     * may change under us only with its lock held. */
+    /* shared user contexts (and those that coalesced default-path
+     * operations) with operations or coalescing buffers in flight: their
+     * sends may need a push.  Private and serialized ones belong to one
+     * thread at a time (not necessarily this one): their own calls drive
+     * them.  The list may change under us only with its lock held. */
     if (__atomic_load_n(&d->next, __ATOMIC_ACQUIRE) != NULL &&
         pthread_mutex_trylock(&shr_ucx.list_lock) == 0) {
         for (shr_ucx_worker_t *w = d->next; w != NULL; w = w->next) {
-            if (w->must_lock && __atomic_load_n(&w->n_dirty, __ATOMIC_RELAXED) != 0 &&
+            if (w->must_lock && (__atomic_load_n(&w->n_dirty, __ATOMIC_RELAXED) != 0 ||
+                                 __atomic_load_n(&w->agg_oldest, __ATOMIC_RELAXED) != UINT64_MAX) &&
                 pthread_mutex_trylock(&w->lock) == 0) {
                 ucp_worker_progress(w->worker);
                 pthread_mutex_unlock(&w->lock);
@@ -152,7 +230,7 @@ static void *shr_ucx_pt_main(void *arg)
     for (;;) {
         if (!event_mode) {
             /* idle mode: the stop fd is the only event watched */
-            if (epoll_wait(shr_ucx_pt.idle_ep, &ev, 1, idle_ms) > 0) {
+            if (shr_ucx_pt_idle_sleep(idle_ms)) {
                 break;
             }
             uint64_t now = __atomic_load_n(&shr_ucx.activity, __ATOMIC_RELAXED);
@@ -185,9 +263,21 @@ static void *shr_ucx_pt_main(void *arg)
         /* event mode: sleep until a peer's message (or stop) arrives; the
          * long timeout only re-checks whether the application came back */
         ev.data.fd = -1;
-        int n = epoll_wait(shr_ucx_pt.event_ep, &ev, 1, 100);
+        __atomic_store_n(&shr_ucx_pt.sleeping_long, true, __ATOMIC_SEQ_CST);
+        int timeout_ms = 100;
+        /* the program has been away for an interval: what it coalesced is
+         * old; a worker held by another thread is tried again soon */
+        if (__atomic_load_n(&shr_ucx.agg_workers, __ATOMIC_SEQ_CST) != 0 &&
+            shr_ucx_agg_flush_all(false)) {
+            timeout_ms = 1;
+        }
+        int n = epoll_wait(shr_ucx_pt.event_ep, &ev, 1, timeout_ms);
         if (n > 0 && ev.data.fd == shr_ucx_pt.stopfd) {
             break;
+        }
+        if (n > 0 && ev.data.fd == shr_ucx_pt.kickfd) {
+            uint64_t kicks; /* the program issued: the activity check below sees it */
+            (void)!read(shr_ucx_pt.kickfd, &kicks, sizeof(kicks));
         }
         uint64_t now = __atomic_load_n(&shr_ucx.activity, __ATOMIC_RELAXED);
         if (now != seen) {
@@ -213,13 +303,18 @@ shr_status_t shr_ucx_progress_thread_start(const char *routine)
     shr_ucx_pt.idle_ep = epoll_create1(EPOLL_CLOEXEC);
     shr_ucx_pt.event_ep = epoll_create1(EPOLL_CLOEXEC);
     shr_ucx_pt.stopfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-    if (shr_ucx_pt.idle_ep < 0 || shr_ucx_pt.event_ep < 0 || shr_ucx_pt.stopfd < 0) {
+    shr_ucx_pt.kickfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+    if (shr_ucx_pt.idle_ep < 0 || shr_ucx_pt.event_ep < 0 || shr_ucx_pt.stopfd < 0 ||
+        shr_ucx_pt.kickfd < 0) {
         shr_error("%s: cannot create the progress thread's event fds: %m", routine);
         goto err;
     }
     ev.data.fd = shr_ucx_pt.stopfd;
+    struct epoll_event kick = {.events = EPOLLIN, .data.fd = shr_ucx_pt.kickfd};
     if (epoll_ctl(shr_ucx_pt.idle_ep, EPOLL_CTL_ADD, shr_ucx_pt.stopfd, &ev) != 0 ||
-        epoll_ctl(shr_ucx_pt.event_ep, EPOLL_CTL_ADD, shr_ucx_pt.stopfd, &ev) != 0) {
+        epoll_ctl(shr_ucx_pt.event_ep, EPOLL_CTL_ADD, shr_ucx_pt.stopfd, &ev) != 0 ||
+        epoll_ctl(shr_ucx_pt.idle_ep, EPOLL_CTL_ADD, shr_ucx_pt.kickfd, &kick) != 0 ||
+        epoll_ctl(shr_ucx_pt.event_ep, EPOLL_CTL_ADD, shr_ucx_pt.kickfd, &kick) != 0) {
         shr_error("%s: epoll_ctl: %m", routine);
         goto err;
     }
@@ -250,7 +345,8 @@ void shr_ucx_progress_thread_stop(void)
         pthread_join(shr_ucx_pt.thread, NULL);
         shr_ucx_pt.running = false;
     }
-    int *fds[] = {&shr_ucx_pt.idle_ep, &shr_ucx_pt.event_ep, &shr_ucx_pt.stopfd};
+    int *fds[] = {&shr_ucx_pt.idle_ep, &shr_ucx_pt.event_ep, &shr_ucx_pt.stopfd,
+                  &shr_ucx_pt.kickfd};
     for (size_t i = 0; i < SHR_ARRAY_SIZE(fds); i++) {
         if (*fds[i] >= 0) {
             close(*fds[i]);
@@ -258,4 +354,6 @@ void shr_ucx_progress_thread_stop(void)
         }
     }
     shr_ucx_pt.efd = -1;
+    shr_ucx_pt.sleeping_long = false;
+    shr_ucx_pt.watching = false;
 }

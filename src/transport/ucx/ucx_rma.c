@@ -359,6 +359,7 @@ bool shr_ucx_test_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
     if (!shr_ucx_cmpl_done(cmpl)) {
         w = shr_ucx_ctx_worker(ctx);
         __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
+        shr_ucx_agg_poll();
         shr_ucx_drive(w);
         if (w != shr_ucx.dflt) {
             shr_ucx_drive(shr_ucx.dflt);

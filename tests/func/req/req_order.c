@@ -8,10 +8,13 @@
  *           middle over the words just written (still buffered), atomics:
  *           each word ends with its last write, every add counted;
  *   all:    every PE puts to and adds on every other in one handle.
+ * The same for operations outside handles (default_path, below).
  * Each on the default context (shared: SHMEM_THREAD_MULTIPLE) and on a
  * private one.  argv[1] = rounds.  Run with SHIMMER_REMOTE_PES so that the
  * peers are remote; on one node without it the same checks hold trivially. */
 #include <shmemx.h>
+
+#include <time.h>
 
 #include "harness.h"
 
@@ -33,6 +36,167 @@ static long all_count[2];
 static long val(int pe, int c, long r, long i)
 {
     return (long)pe << 40 | (long)c << 36 | r << 16 | i;
+}
+
+/* The fence case's second half: fence, the flag to `next`, then wait for
+ * ours and check the round's n words from `prev`. */
+static void fence_flag_check(shmem_ctx_t ctx, long *flagw, const long *words, long n, int next,
+                             int prev, int c, long r)
+{
+    shmem_ctx_fence(ctx);
+    shmem_ctx_long_p(ctx, flagw, r + 1, next);
+    shmem_long_wait_until(flagw, SHMEM_CMP_EQ, r + 1);
+    for (long i = 0; i < n; i++) {
+        CHECK(words[i] == val(prev, c, r, i), "fence ctx %d round %ld word %ld: %#lx, want %#lx",
+              c, r, i, words[i], val(prev, c, r, i));
+    }
+}
+
+/* The default path (no handle): a program's small puts, put-with-signals
+ * and non-fetching atomics are coalesced the same way, so
+ *   fence:     blocking and nbi puts, fence, then a flag put: whoever sees
+ *              the flag sees the data;
+ *   pingpong:  a blocking put, then wait_until on the answer, no quiet: the
+ *              wait sends the buffer; also put_signal + signal_wait_until;
+ *   spin:      a put, then a spin on a volatile word, no library call: the
+ *              progress thread sends the buffer once it has aged;
+ *   fetch:     puts and adds, then a fetching atomic and a get of the same
+ *              words read what was put and added;
+ *   all:       every PE puts to and adds on every other, quiet, barrier. */
+#define DP_N 16
+
+static long dp_data[2][ROUNDS][DP_N];
+static long dp_flag[2][ROUNDS];
+static long dp_ping[2], dp_pong[2];
+static uint64_t dp_sig[2];
+static long dp_sigdata[2][DP_N];
+static long dp_spin_word[2];
+static long dp_words[2][DP_N];
+static long dp_counter[2];
+static long dp_all_slots[2][64];
+static long dp_all_count[2];
+
+static double now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
+}
+
+static void default_path(shmem_ctx_t ctx, int c, long rounds)
+{
+    static long src[DP_N];
+    int me = shmem_my_pe(), n = shmem_n_pes();
+    int next = (me + 1) % n, prev = (me + n - 1) % n;
+
+    /* fence: blocking and nbi puts, fence, flag; the reader trusts the flag */
+    for (long r = 0; r < rounds; r++) {
+        for (long i = 0; i < DP_N; i++) {
+            src[i] = val(me, c, r, i);
+            if (i & 1) {
+                shmem_ctx_long_put_nbi(ctx, &dp_data[c][r][i], &src[i], 1, next);
+            } else {
+                shmem_ctx_long_p(ctx, &dp_data[c][r][i], src[i], next);
+            }
+        }
+        fence_flag_check(ctx, &dp_flag[c][r], dp_data[c][r], DP_N, next, prev, c, r);
+    }
+    shmem_barrier_all();
+
+    /* pingpong between PE 0 and the last: no quiet, no fence; the
+     * waits send what the puts left in the buffer */
+    if (n > 1 && (me == 0 || me == n - 1)) {
+        int peer = me == 0 ? n - 1 : 0;
+        for (long r = 1; r <= rounds; r++) {
+            if (me == 0) {
+                shmem_ctx_long_p(ctx, &dp_ping[c], r, peer);
+                shmem_long_wait_until(&dp_pong[c], SHMEM_CMP_EQ, r);
+            } else {
+                shmem_long_wait_until(&dp_ping[c], SHMEM_CMP_EQ, r);
+                shmem_ctx_long_p(ctx, &dp_pong[c], r, peer);
+            }
+        }
+        /* put_signal: the data, then its signal; answered the same way */
+        for (long r = 1; r <= rounds; r++) {
+            for (long i = 0; i < DP_N; i++) {
+                src[i] = val(me, c, r, i);
+            }
+            if (me == 0) {
+                shmem_ctx_putmem_signal(ctx, dp_sigdata[c], src, sizeof(src), &dp_sig[c], 1,
+                                        SHMEM_SIGNAL_ADD, peer);
+            }
+            shmem_signal_wait_until(&dp_sig[c], SHMEM_CMP_EQ, (uint64_t)r);
+            for (long i = 0; i < DP_N; i++) {
+                CHECK(dp_sigdata[c][i] == val(peer, c, r, i), "put_signal ctx %d round %ld "
+                      "word %ld: %#lx, want %#lx", c, r, i, dp_sigdata[c][i], val(peer, c, r, i));
+            }
+            if (me != 0) {
+                shmem_ctx_putmem_signal(ctx, dp_sigdata[c], src, sizeof(src), &dp_sig[c], 1,
+                                        SHMEM_SIGNAL_ADD, peer);
+            }
+        }
+    }
+    shmem_barrier_all();
+
+    /* spin: a put, then no library call until the answer arrives; the
+     * progress thread sends the buffers (and serves the peer's) */
+    if (n > 1 && (me == 0 || me == n - 1)) {
+        int peer = me == 0 ? n - 1 : 0;
+        volatile long *w = &dp_spin_word[c];
+        double t0 = now_us();
+        long spins = rounds < 8 ? rounds : 8;
+        for (long r = 1; r <= spins; r++) {
+            if (me == 0) {
+                shmem_ctx_long_p(ctx, &dp_spin_word[c], 2 * r - 1, peer);
+                while (*w != 2 * r) {
+                }
+            } else {
+                while (*w != 2 * r - 1) {
+                }
+                shmem_ctx_long_p(ctx, &dp_spin_word[c], 2 * r, peer);
+            }
+        }
+        if (me == 0 && getenv("REQ_ORDER_VERBOSE") != NULL) {
+            printf("spin ctx %d: %.0f us a round trip\n", c, (now_us() - t0) / (double)spins);
+        }
+    }
+    shmem_barrier_all();
+
+    /* fetch: puts and adds, then a fetching atomic and a get of the
+     * same words read them (no fence: the same PE, operations in order) */
+    for (long r = 0; r < rounds; r++) {
+        for (long i = 0; i < DP_N; i++) {
+            shmem_ctx_long_p(ctx, &dp_words[c][i], val(me, c, r, i), next);
+            shmem_ctx_long_atomic_add(ctx, &dp_counter[c], 1, next);
+        }
+        long got = shmem_ctx_long_atomic_fetch(ctx, &dp_words[c][DP_N - 1], next);
+        CHECK(got == val(me, c, r, DP_N - 1), "fetch ctx %d round %ld: %#lx, want %#lx", c, r,
+              got, val(me, c, r, DP_N - 1));
+        got = shmem_ctx_long_atomic_fetch(ctx, &dp_counter[c], next);
+        CHECK(got == (r + 1) * DP_N, "fetch of the count ctx %d round %ld: %ld, "
+              "want %ld", c, r, got, (r + 1) * DP_N);
+        shmem_ctx_long_p(ctx, &dp_words[c][0], val(me, c, r, 99), next);
+        got = shmem_ctx_long_g(ctx, &dp_words[c][0], next);
+        CHECK(got == val(me, c, r, 99), "get ctx %d round %ld: %#lx, want %#lx", c, r, got,
+              val(me, c, r, 99));
+    }
+    shmem_barrier_all();
+
+    /* all: every PE puts to and adds on every other, then a barrier
+     * (its quiet of the default context; other contexts quiet first) */
+    for (int pe = 0; pe < n && n <= 64; pe++) {
+        shmem_ctx_long_p(ctx, &dp_all_slots[c][me], val(me, c, 7, pe), pe);
+        shmem_ctx_long_atomic_add(ctx, &dp_all_count[c], me + 1, pe);
+    }
+    shmem_ctx_quiet(ctx);
+    shmem_barrier_all();
+    for (int pe = 0; pe < n && n <= 64; pe++) {
+        CHECK(dp_all_slots[c][pe] == val(pe, c, 7, me), "all ctx %d slot %d: %#lx, want %#lx",
+              c, pe, dp_all_slots[c][pe], val(pe, c, 7, me));
+    }
+    CHECK(dp_all_count[c] == (long)n * (n + 1) / 2, "all ctx %d count %ld, want %ld", c,
+          dp_all_count[c], (long)n * (n + 1) / 2);
+    shmem_barrier_all();
 }
 
 int main(int argc, char **argv)
@@ -61,13 +225,7 @@ int main(int argc, char **argv)
                 src[i] = val(me, c, r, i);
                 shmemx_ctx_long_put_req(ctx, &data[c][r][i], &src[i], 1, next, &h);
             }
-            shmem_ctx_fence(ctx);
-            shmem_ctx_long_p(ctx, &flag[c][r], r + 1, next);
-            shmem_long_wait_until(&flag[c][r], SHMEM_CMP_EQ, r + 1);
-            for (long i = 0; i < N; i++) {
-                CHECK(data[c][r][i] == val(prev, c, r, i), "fence ctx %d round %ld word %ld: "
-                      "%#lx, want %#lx", c, r, i, data[c][r][i], val(prev, c, r, i));
-            }
+            fence_flag_check(ctx, &flag[c][r], data[c][r], N, next, prev, c, r);
             shmemx_req_wait(&h);
             CHECK(h == SHMEMX_REQ_NULL, "wait left the handle set");
         }
@@ -157,6 +315,7 @@ int main(int argc, char **argv)
             CHECK_EQ(all_count[c], (long)n * (n + 1) / 2);
         }
         shmem_barrier_all();
+        default_path(ctx, c, rounds);
     }
     shmem_ctx_destroy(ctxs[1]);
     return test_pass("req_order");
