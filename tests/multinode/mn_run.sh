@@ -46,6 +46,10 @@ while [ $# -gt 0 ]; do
     esac
 done
 
+# MN_X: more VAR=VALUE words for every PE, as -x (for callers such as
+# bench/run that cannot add options: MN_X=SHIMMER_RMA_COALESCE=0 bench/run ...)
+for e in ${MN_X:-}; do ENVS+=("$e"); done
+
 HERE=$(cd "$(dirname "$0")" && pwd)
 SRC=$(cd "$HERE/../.." && pwd)
 # Shimmer's oshrun (not Open MPI's, which has the same name): ctest passes it
