@@ -59,6 +59,9 @@ COPY_JOB, COPY_ARGS = "memcpy_apps", ["-m", "64k,64M"]
 # Kernels with a variant that moves their data by memcpy through shmem_ptr
 # (a library that costs nothing): its time is the kernel's floor on one node.
 DIRECT = {"daxpy": ["-V", "direct"]}
+# The CPU hand-off probe: two processes on one CPU taking turns
+# (limits/cpu_handoff), what PEs that share a CPU pay to synchronise.
+HANDOFF_JOB = "cpu_handoff"
 
 
 def job_id(kernel, pid):
@@ -79,8 +82,8 @@ def profiled_placements():
 
 def jobs(job):
     """The apps set's jobs, made with the runner's job(): every kernel at
-    every placement, its profiled runs on one node (Shimmer only), and the
-    copy probe."""
+    every placement, its profiled runs on one node (Shimmer only), the copy
+    probe and the CPU hand-off probe."""
     return [job(job_id(k, pid), k, node if hosts == 1 else across, n=n, sets=SETS, kind="app",
                 hosts=hosts, quick_args=QUICK_ARGS)
             for k, node, across in KERNELS for pid, _, n, hosts in PLACEMENTS] + \
@@ -90,7 +93,8 @@ def jobs(job):
         [job(direct_job_id(k, pid), k, node + DIRECT[k], n=n, sets=SETS, kind="app", roles=("shimmer",),
              quick_args=QUICK_ARGS + DIRECT[k])
          for k, node, _ in KERNELS if k in DIRECT for pid, _, n in profiled_placements()] + \
-        [job(COPY_JOB, "memcpy_bw", COPY_ARGS, kind="limit", sets=SETS)]
+        [job(COPY_JOB, "memcpy_bw", COPY_ARGS, kind="limit", sets=SETS),
+         job(HANDOFF_JOB, "cpu_handoff", kind="limit", sets=SETS)]
 
 
 def read_profile(path):

@@ -310,6 +310,7 @@ class AppsSections(unittest.TestCase):
         self.assertEqual(ids[app_kernels.profile_job_id("gups", "n2")]["n"], 2)
         self.assertNotIn(app_kernels.profile_job_id("gups", "h2x2"), ids)   # one node only
         self.assertEqual(ids[app_kernels.COPY_JOB]["kind"], "limit")
+        self.assertEqual(ids[app_kernels.HANDOFF_JOB]["prog"], "cpu_handoff")
         d = ids[app_kernels.direct_job_id("daxpy", "n4")]
         self.assertEqual((d["args"], d["roles"], d["n"]), (["A", "-V", "direct"], ("shimmer",), 4))
 
