@@ -59,9 +59,14 @@ COPY_JOB, COPY_ARGS = "memcpy_apps", ["-m", "64k,64M"]
 # Kernels with a variant that moves their data by memcpy through shmem_ptr
 # (a library that costs nothing): its time is the kernel's floor on one node.
 DIRECT = {"daxpy": ["-V", "direct"]}
-# The CPU hand-off probe: two processes on one CPU taking turns
-# (limits/cpu_handoff), what PEs that share a CPU pay to synchronise.
+# The CPU hand-off probe for the reach with more PEs than CPUs: two
+# processes on one CPU taking turns (limits/cpu_handoff).  Every full
+# synchronisation (no member leaves before every member arrived: the
+# families below) costs each CPU that holds k PEs at least k - 1 hand-offs:
+# each of its PEs must run between the completion of the previous one and
+# this one's, and only one runs at a time.
 HANDOFF_JOB = "cpu_handoff"
+SYNC_FAMILIES = ("barrier", "reduce", "collect", "fcollect", "alltoall", "alltoalls")
 
 
 def job_id(kernel, pid):
@@ -133,7 +138,7 @@ class Split:
         self.job = profile_job_id(kernel, pid)
         self.prof = read_profile(os.path.join(run.root, "raw", run.shimmer or "-", self.job + ".prof"))
         self.timed = run.stat(run.shimmer, self.job, "time_s") if run.shimmer else None
-        self.pct, self.others, self.bytes = {}, [], 0.0
+        self.pct, self.others, self.bytes, self.syncs = {}, [], 0.0, 0.0
         if not self.prof:
             return
         region = bool(self.prof["recorded_s"])
@@ -144,6 +149,8 @@ class Split:
         wall = self.base_s
         fam = {f: r for f, r in self.prof["families"].items() if not (region and f in UNTIMED)}
         self.bytes = sum(r["bytes"] for r in fam.values())
+        # full synchronisations per PE (calls, mean over the PEs)
+        self.syncs = sum(fam[f]["calls"] for f in SYNC_FAMILIES if f in fam)
         named = set()
         for label, families in SPLIT:
             if region and set(families) <= set(UNTIMED):
@@ -168,6 +175,12 @@ def splits(run):
                         for pid, label, _ in profiled_placements()) if s.prof]
 
 
+def handoff_s(run):
+    """Seconds per CPU hand-off (the probe's best), or None."""
+    st = run.stat("limit", HANDOFF_JOB, "latency_us", mode="yield")
+    return st.min / 1e6 if st and not st.invalid else None
+
+
 def copy_bandwidth(run):
     """Bytes per second of the copy probe (the best of both directions), or None."""
     best = max((bw for op in ("put", "get") for _, bw in run.limit_curve(COPY_JOB, "bandwidth_MBps", op=op)),
@@ -187,14 +200,22 @@ class Reach:
     compute in turn, so the floor is also at least the kernel's computation
     measured where each PE had a CPU (`work`: its outside time times its
     PEs, in CPU-seconds, the same problem) spread over the CPUs, unless
-    that exceeds Shimmer's time (then the estimate does not hold)."""
+    that exceeds Shimmer's time (then the estimate does not hold), plus the
+    CPU hand-offs its synchronisations force (SYNC_FAMILIES: the split's
+    calls times PEs per CPU - 1, at the probe's time each), during which
+    that CPU computes nothing."""
 
-    def __init__(self, result, split=None, bandwidth=None, cpus=1, direct=None, work=None):
+    def __init__(self, result, split=None, bandwidth=None, cpus=1, direct=None, work=None, handoff=None):
         """direct: the time of the kernel's DIRECT variant, which is then the
         floor (tighter: its copies are the kernel's own, from memory or cache
-        as they are); else the floor from the split, the copy probe and
-        `work` (PEs, CPU-seconds) when the PEs outnumber the CPUs."""
+        as they are); else the floor from the split, the copy probe,
+        `work` (PEs, CPU-seconds) and `handoff` (seconds per CPU hand-off)
+        when the PEs outnumber the CPUs."""
         self.kernel, self.direct, self.cpus = result.kernel, direct, cpus
+        self.handoffs = self.handoff_s = None
+        if direct is None and handoff and result.n > cpus:
+            self.handoffs = split.syncs * (-(-result.n // cpus) - 1)
+            self.handoff_s = self.handoffs * handoff
         # an estimate (the same computation at both PE counts): one above
         # Shimmer's own time shows it does not hold (smaller shares can
         # compute faster), and is not used
@@ -207,7 +228,7 @@ class Reach:
             self.outside_s = result.shim.median * split.pct["outside"] / 100.0
             self.copy_s = split.bytes / bandwidth * max(1.0, result.n / float(cpus))
             self.floor_s = max(self.outside_s + self.copy_s,
-                               self.work[1] / cpus if self.work else 0.0)
+                               (self.work[1] / cpus if self.work else 0.0) + (self.handoff_s or 0.0))
         self.speedup = result.peer.median / self.floor_s if self.floor_s > 0 else None
 
     def text(self):
@@ -217,6 +238,9 @@ class Reach:
         shared = ("; its computation at %d PEs, %s CPU-s, over %d CPUs: %s s" % (
             self.work[0], fmt(self.work[1]), self.cpus, fmt(self.work[1] / self.cpus))
             if self.work else "")
+        if self.handoffs:
+            shared += "%s %.0f CPU hand-offs (its synchronisations), %s s" % (
+                " +" if self.work else "; ", self.handoffs, fmt(self.handoff_s))
         return "reach %s× (floor %s s: outside the library %s s + copy %s s%s)" % (
             fmt(self.speedup), fmt(self.floor_s), fmt(self.outside_s), fmt(self.copy_s), shared)
 
@@ -248,7 +272,8 @@ class Result:
     """One kernel at one placement: both implementations' times and rates."""
 
     def __init__(self, run, kernel, pid, label, n, hosts, reach_from=None):
-        """reach_from: (splits by (kernel, pid), copy bandwidth, CPUs), for Reach."""
+        """reach_from: (splits by (kernel, pid), copy bandwidth, CPUs, seconds
+        per CPU hand-off), for Reach."""
         self.kernel, self.pid, self.label, self.n, self.hosts = kernel, pid, label, n, hosts
         self.job = job_id(kernel, pid)
         self.shim = run.stat(run.shimmer, self.job, "time_s")
@@ -273,13 +298,14 @@ class Result:
             self.speedup_above = None
         self.split = self.reach = None
         if reach_from and hosts == 1:
-            by_job, bandwidth, cpus = reach_from
+            by_job, bandwidth, cpus, handoff = reach_from
             self.split = by_job.get((kernel, pid))
             direct = run.stat(run.shimmer, direct_job_id(kernel, pid), "time_s") if kernel in DIRECT else None
             if self.shim and self.peer and direct and not direct.invalid:
                 self.reach = Reach(self, direct=direct)
             elif self.split and bandwidth and self.shim and self.peer:
-                self.reach = Reach(self, self.split, bandwidth, cpus, work=computation(run, by_job, kernel, cpus))
+                self.reach = Reach(self, self.split, bandwidth, cpus, work=computation(run, by_job, kernel, cpus),
+                                   handoff=handoff)
         self.verdict = self._judge(run)
 
     def _judge(self, run):
@@ -318,7 +344,7 @@ def computation(run, by_job, kernel, cpus):
 
 def results(run):
     cpus = (run.meta.get("machine") or {}).get("online_cpus") or os.cpu_count() or 1
-    reach_from = ({(s.kernel, s.pid): s for s in splits(run)}, copy_bandwidth(run), cpus)
+    reach_from = ({(s.kernel, s.pid): s for s in splits(run)}, copy_bandwidth(run), cpus, handoff_s(run))
     return [r for r in (Result(run, k, pid, label, n, hosts, reach_from)
                         for k, _, _ in KERNELS for pid, label, n, hosts in PLACEMENTS) if r.ran(run)]
 
@@ -388,9 +414,13 @@ def markdown(run, plot_files):
               "the library (the profile's share outside, times Shimmer's time) plus the copy of the "
               "bytes the library moved at the copy probe's bandwidth (limits/memcpy_bw `%s`: %s); "
               "for a kernel with a direct variant, that variant's time (its data moved by memcpy "
-              "through shmem_ptr: a library that costs nothing). BLOCKED: the reach is below the "
-              "target." % (
-                  " ".join(COPY_ARGS), human_bw(copy_bandwidth(run))), ""]
+              "through shmem_ptr: a library that costs nothing). With more PEs than CPUs the floor "
+              "is also at least the computation at the largest placement where each PE had a CPU, "
+              "spread over the CPUs, plus the CPU hand-offs the synchronisations force (per barrier, "
+              "reduction, collect or alltoall: PEs per CPU - 1, at the hand-off probe's %s). "
+              "BLOCKED: the reach is below the target." % (
+                  " ".join(COPY_ARGS), human_bw(copy_bandwidth(run)),
+                  "%s µs" % fmt(handoff_s(run) * 1e6) if handoff_s(run) else "not measured"), ""]
         for r in missed:
             L.append("- %s, %s: %s× (Shimmer %s s, peer %s s)%s%s" % (
                 r.kernel, r.label, fmt(r.speedup), fmt(r.shim.median), fmt(r.peer.median),

@@ -249,7 +249,7 @@ class AppsSections(unittest.TestCase):
         self.assertIn("| 75.0 % | 800 | alltoall 12.5 % |", md)             # MB per PE
         self.assertEqual(app_kernels.summary(run)[0]["verdict"], "BLOCKED")
 
-    def test_reach_with_more_pes_than_cpus(self):
+    def plant_heat2d_on_two_cpus(self):
         # 2 CPUs.  At 2 PEs heat2d is 67.5 % outside the library (8 s
         # recorded, 2.6 in routines) of 1.0 s: 1.35 CPU-s in all; at 4 PEs
         # only 27.5 % (0.275 s), but PEs that share a CPU compute in turn:
@@ -265,7 +265,10 @@ class AppsSections(unittest.TestCase):
             self.plant_profile(job, self.profile_table(8.0, put_s, 0.0, 0))
             self.plant("shimmer", "app_heat2d_" + pid, [app_records("heat2d", n, 1.0, 1)] * 3)
             self.plant("oshmem", "app_heat2d_" + pid, [app_records("heat2d", n, 1.1, 1)] * 3)
-        got = {r.pid: r for r in app_kernels.results(report.Run(self.dir))}
+        return {r.pid: r for r in app_kernels.results(report.Run(self.dir))}
+
+    def test_reach_with_more_pes_than_cpus(self):
+        got = self.plant_heat2d_on_two_cpus()
         self.assertAlmostEqual(got["n2"].reach.floor_s, 0.675)
         r4 = got["n4"]
         self.assertEqual(r4.reach.work[0], 2)
@@ -275,6 +278,24 @@ class AppsSections(unittest.TestCase):
         self.plant("shimmer", "app_heat2d_n4", [app_records("heat2d", 4, 0.6, 1)] * 3)
         r4 = {r.pid: r for r in app_kernels.results(report.Run(self.dir))}["n4"]
         self.assertIsNone(r4.reach.work)
+
+    def test_reach_counts_cpu_handoffs(self):
+        # the same run with the hand-off probe at 25 ms: at 4 PEs on 2 CPUs
+        # each of the 7 synchronisations a PE made (5 barriers, 2
+        # alltoalls) hands each CPU over at least once: 0.175 s more floor
+        self.plant("limit", app_kernels.HANDOFF_JOB, [[
+            {"type": "header", "schema": 1, "bench": "cpu_handoff",
+             "columns": [["mode", ""], ["latency_us", "us"]]},
+            {"type": "point", "index": 0, "label": "mode=yield"},
+            {"type": "row", "point": 0, "mode": "yield", "latency_us": 25000.0, "valid": True},
+            {"type": "end", "status": "ok"}]])
+        got = self.plant_heat2d_on_two_cpus()
+        self.assertIsNone(got["n2"].reach.handoffs)           # a CPU each: none
+        self.assertAlmostEqual(got["n2"].reach.floor_s, 0.675)
+        r4 = got["n4"].reach
+        self.assertAlmostEqual(r4.handoffs, 7.0)
+        self.assertAlmostEqual(r4.floor_s, 0.675 + 0.175)
+        self.assertIn("+ 7 CPU hand-offs (its synchronisations), 0.175 s", r4.text())
 
     def test_reach_of_a_kernel_with_a_direct_variant(self):
         # daxpy at 2 PEs: Shimmer 1.0 s, the peer 1.3 s, the kernel by memcpy
