@@ -38,7 +38,7 @@ static struct {
     size_t pending_len;
     char *all;         /* everybody's records of the last exchange: [size][stride] */
     size_t stride;
-    int size;
+    int size;          /* the job's PEs (every implementation) */
 } shr_boot_kv;
 
 static const shr_boot_ops_t *shr_boot_ops_get(void)
@@ -117,9 +117,12 @@ const char *shr_boot_kind_name(void)
     return ops != NULL ? ops->name : shr_boot_single_ops.name;
 }
 
-/* The emulated exchange: wraps the caller's allgather. */
+/* The emulated exchange: wraps the caller's allgather.  Each record
+ * travels with this PE's pending key-value bytes in front; the records are
+ * then packed in place, so the result (size * len bytes, malloc'ed, in
+ * *all_p; NULL when len is 0) is the only copy of the PEs' contributions. */
 static shr_status_t shr_boot_kv_allgather(const shr_boot_ops_t *ops, const void *mine,
-                                          void *all, size_t len)
+                                          size_t len, void **all_p)
 {
     size_t wide = sizeof(uint64_t) + len, most = 0;
     uint64_t pending = shr_boot_kv.pending_len;
@@ -144,21 +147,25 @@ static shr_status_t shr_boot_kv_allgather(const shr_boot_ops_t *ops, const void 
     }
     status = ops->allgather(out, in, wide);
     free(out);
+    /* record r moves from r * wide to r * len: never past its own start */
     for (int r = 0; status == SHR_OK && r < size; r++) {
         memcpy(&pending, in + wide * (size_t)r, sizeof(pending));
         most = pending > most ? pending : most;
-        if (len > 0) {
-            memcpy((char *)all + len * (size_t)r, in + wide * (size_t)r + sizeof(pending), len);
-        }
+        memmove(in + len * (size_t)r, in + wide * (size_t)r + sizeof(pending), len);
     }
-    free(in);
+    if (status != SHR_OK || len == 0) {
+        free(in);
+        in = NULL;
+    }
     if (status != SHR_OK || most == 0) {
+        *all_p = in;
         return status;
     }
     char *padded = calloc(1, most), *result = malloc(most * (size_t)size);
     if (padded == NULL || result == NULL) {
         free(padded);
         free(result);
+        free(in);
         return SHR_ERR_NO_MEMORY;
     }
     if (shr_boot_kv.pending_len > 0) {
@@ -168,6 +175,7 @@ static shr_status_t shr_boot_kv_allgather(const shr_boot_ops_t *ops, const void 
     free(padded);
     if (status != SHR_OK) {
         free(result);
+        free(in);
         return status;
     }
     free(shr_boot_kv.all);
@@ -176,12 +184,15 @@ static shr_status_t shr_boot_kv_allgather(const shr_boot_ops_t *ops, const void 
     shr_boot_kv.stride = most;
     shr_boot_kv.pending = NULL;
     shr_boot_kv.pending_len = 0;
+    *all_p = in;
     return SHR_OK;
 }
 
 shr_status_t shr_boot_allgather(const void *mine, void *all, size_t len)
 {
     const shr_boot_ops_t *ops = shr_boot_ops_get();
+    shr_status_t status;
+    void *packed;
 
     if (!shr_boot_is_active || (len > 0 && (mine == NULL || all == NULL))) {
         return SHR_ERR_INVALID;
@@ -190,7 +201,39 @@ shr_status_t shr_boot_allgather(const void *mine, void *all, size_t len)
     if (ops->put != NULL) {
         return ops->allgather(mine, all, len);
     }
-    return shr_boot_kv_allgather(ops, mine, all, len);
+    status = shr_boot_kv_allgather(ops, mine, len, &packed);
+    if (status == SHR_OK && len > 0) {
+        memcpy(all, packed, len * (size_t)shr_boot_kv.size);
+    }
+    free(packed);
+    return status;
+}
+
+shr_status_t shr_boot_allgather_alloc(const void *mine, size_t len, void **all_p)
+{
+    const shr_boot_ops_t *ops = shr_boot_ops_get();
+    shr_status_t status;
+    void *all;
+
+    if (!shr_boot_is_active || len == 0 || mine == NULL) {
+        return SHR_ERR_INVALID;
+    }
+    shr_debug(SHR_LOG_BOOT, "boot (%s): allgather of %zu bytes per PE", ops->name, len);
+    if (ops->put != NULL) {
+        all = malloc(len * (size_t)shr_boot_kv.size);
+        if (all == NULL) {
+            return SHR_ERR_NO_MEMORY;
+        }
+        status = ops->allgather(mine, all, len);
+    } else {
+        status = shr_boot_kv_allgather(ops, mine, len, &all);
+    }
+    if (status != SHR_OK) {
+        free(all);
+        return status;
+    }
+    *all_p = all;
+    return SHR_OK;
 }
 
 shr_status_t shr_boot_barrier(void)

@@ -42,6 +42,11 @@ const char *shr_boot_kind_name(void);
  * every PE) and receives all contributions, rank order, in all[size * len]. */
 shr_status_t shr_boot_allgather(const void *mine, void *all, size_t len);
 
+/* The same (len > 0), into a buffer it allocates: *all_p, size * len bytes,
+ * which the caller frees.  Holds the PEs' contributions once, where
+ * shr_boot_allgather may hold them twice (footprint: init's exchange). */
+shr_status_t shr_boot_allgather_alloc(const void *mine, size_t len, void **all_p);
+
 /* Collective over all PEs.  Slow (goes through the launcher); used only where
  * shared memory cannot be used yet (init) or no longer (finalize). */
 shr_status_t shr_boot_barrier(void);

@@ -619,15 +619,11 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     if (status != SHR_OK) {
         goto err_publish;
     }
-    cards = calloc((size_t)size, sizeof(*cards));
-    if (cards == NULL) {
-        status = SHR_ERR_NO_MEMORY;
-        goto err_publish;
+    status = shr_boot_allgather_alloc(&card, sizeof(card), (void **)&cards);
+    if (status != SHR_OK) {
+        goto err_peers;
     }
-    status = shr_boot_allgather(&card, cards, sizeof(card));
-    if (status == SHR_OK) {
-        status = check_agreement(cards, routine);
-    }
+    status = check_agreement(cards, routine);
     if (status == SHR_OK) {
         status = map_peers(cards, routine);
     }
