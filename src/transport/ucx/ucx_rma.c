@@ -249,12 +249,13 @@ void shr_ucx_fence_op(shr_ctx_t *ctx)
         /* a multi-rail UCX before 1.14 orders only by completing */
         st = shr_ucx_flush(w, NULL, 0);
     } else {
-        /* UCX orders what follows a fence after what precedes it, per worker */
+        /* UCX orders what follows a fence after what precedes it, per
+         * worker.  Coalescing buffers stay: their records are applied in
+         * order, a later record to the same PE joins them, and any other
+         * later operation to that PE sends them first, fenced
+         * (shr_ucx_peer); fence orders nothing across PEs. */
         shr_ucx_lock(w);
-        if (w->n_agg != 0) {
-            shr_ucx_agg_send_all(w); /* a coalescing buffer's records are applied in order */
-        }
-        if (w->n_dirty != 0 || w->n_agg != 0) {
+        if (w->n_dirty != 0) {
             st = ucp_worker_fence(w->worker);
         }
         shr_ucx_unlock(w);
