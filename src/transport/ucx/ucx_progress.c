@@ -55,8 +55,10 @@ static struct {
  * one to two of these (ucx_agg.c's age flush): a program that spins on
  * its own memory without calling the library still has its puts
  * delivered.  The thread watches in slices of this while buffers fill,
- * and for 1 ms after the last one. */
-#define SHR_UCX_AGG_AGE_NS 50000u
+ * and for 1 ms after the last one.  Shorter slices take the PEs' CPU:
+ * looks every 50 us made a ping-pong's half round trip across hosts
+ * 5-10 us longer on 2 cores (docs/requests.md, "Coalescing"). */
+#define SHR_UCX_AGG_AGE_NS 250000u
 #define SHR_UCX_AGG_WATCH_NS 1000000u
 
 static uint64_t shr_ucx_pt_now(void)
