@@ -48,7 +48,7 @@
 /* Bumped whenever this table or a struct a transport reads (state.h,
  * team.h, env.h) changes shape: a plugin built for another layout is
  * refused at load. */
-#define SHR_REMOTE_ABI 5
+#define SHR_REMOTE_ABI 6
 
 /* The symbol a transport plugin exports: a `const shr_remote_ops_t *`. */
 #define SHR_REMOTE_PLUGIN_ENTRY "shr_remote_plugin_ops"
@@ -167,6 +167,13 @@ typedef struct shr_remote_ops {
     bool (*coalesce_put_signal)(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                                 uint64_t *sig, uint64_t value, int sig_op, int pe,
                                 shr_cmpl_t *cmpl);
+    /* A get: pe's reply to the buffer carries the `len` bytes at src,
+     * read after the buffer's earlier records were applied; they land in
+     * dest (this process's memory, untouched until then) when it arrives,
+     * which drops *cmpl.  Sending the buffer is the caller's business (a
+     * blocking get flushes pe at once). */
+    bool (*coalesce_get)(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                         shr_cmpl_t *cmpl);
 
     /* ---- progress (thread-safe) ---- */
     /* Serves what peers aimed at this PE; one non-blocking round. */

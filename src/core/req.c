@@ -283,7 +283,13 @@ void shr_req_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
     if (len == 0) {
         return;
     }
-    shr_remote->get(ctx, dest, src, len, pe, &shr_req_part(fn, ctx, req_p)->cmpl);
+    shr_req_t *p = shr_req_part(fn, ctx, req_p);
+    /* coalesced: the handle's wait sends the buffer, whose reply brings it */
+    if (req_coalesce() && shr_remote->coalesce_get(ctx, dest, src, len, pe, &p->cmpl)) {
+        shr_req_note_pe(p, pe, true);
+        return;
+    }
+    shr_remote->get(ctx, dest, src, len, pe, &p->cmpl);
 }
 
 void shr_req_strided_slow(const char *fn, shr_ctx_t *ctx, bool put, void *dest, const void *src,

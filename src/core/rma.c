@@ -61,10 +61,10 @@ void shr_rma_require_symmetric(const char *fn, const char *what, const void *add
     }
 }
 
-/* The transport may coalesce a program's own small puts, put-with-signals
- * and non-fetching AMOs (SHR_REMOTE_CAP_COALESCE_ALL: TCP): offered first,
- * counted in the context's object, so quiet completes them (a blocking
- * put is locally complete once copied).  The library's own transfers (fn
+/* The transport may coalesce a program's own small puts, gets,
+ * put-with-signals and non-fetching AMOs (SHR_REMOTE_CAP_COALESCE_ALL:
+ * TCP): offered first, counted in the context's object, so quiet completes
+ * them (a blocking put is locally complete once copied).  The library's own transfers (fn
  * NULL: collectives, teams, locks) are posted directly. */
 static inline bool shr_rma_coalesces(const char *fn)
 {
@@ -99,6 +99,19 @@ void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
         return;
     }
     shr_rma_require_symmetric(fn, "source", src, len);
+    if (shr_rma_coalesces(fn)) {
+        /* a record whose data the buffer's reply brings; a blocking one
+         * sends the buffer at once (one round trip, with the puts before) */
+        shr_cmpl_t own = {0, 0};
+        if (shr_remote->coalesce_get(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : &own)) {
+            if (!nbi) {
+                int only = -1 - pe;
+                shr_remote->flush(ctx, &only, 1, &own);
+                shr_remote->wait(ctx, &own);
+            }
+            return;
+        }
+    }
     shr_remote->get(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : NULL);
 }
 

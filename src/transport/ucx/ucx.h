@@ -54,6 +54,7 @@ typedef struct shr_ucx_agg {
     int n_cmpl;
     shr_cmpl_t *cmpl[SHR_UCX_AGG_CMPLS]; /* each counts this buffer once */
     size_t len;                      /* bytes of msg[] used after the cookie */
+    size_t get_len;                  /* bytes the reply carries back (get records) */
     uint64_t msg[];                  /* the message: this buffer's address (the
                                         reply names it), then the records */
 } shr_ucx_agg_t;
@@ -183,6 +184,8 @@ bool shr_ucx_coalesce_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t
                              shr_cmpl_t *cmpl);
 bool shr_ucx_coalesce_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
                              size_t size, int pe, shr_cmpl_t *cmpl);
+bool shr_ucx_coalesce_get_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                             shr_cmpl_t *cmpl);
 bool shr_ucx_coalesce_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                                     uint64_t *sig, uint64_t value, int sig_op, int pe,
                                     shr_cmpl_t *cmpl);

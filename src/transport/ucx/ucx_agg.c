@@ -19,9 +19,10 @@
  *     overtakes it.
  *   target: the handler (on the default worker, which peers connect to)
  *     applies the records in order -- data with shr_copy_once, atomics
- *     with the CPU atomics of the node's own path -- then replies with the
- *     buffer's address.
- *   initiator: the reply drops each completion object's count, takes the
+ *     with the CPU atomics of the node's own path, gets read into the
+ *     reply -- then replies with the buffer's address and the gets' data.
+ *   initiator: the reply puts each get's data in place, drops each
+ *     completion object's count, takes the
  *     buffer out of the worker's in-flight list (quiet waits for its
  *     oldest) and frees it once its send has completed too.
  *
@@ -43,8 +44,9 @@
 #include "core/rma_inline.h"
 #include "util/log.h"
 
-/* One record: a put's data (len bytes, padded to 8) or an atomic's
- * operand (8 bytes) follows. */
+/* One record: a put's data (len bytes, padded to 8), an atomic's operand
+ * (8 bytes) or a get's destination here (8 bytes) follows.  A get's data
+ * comes back in the reply, padded to 8, in the order of its records. */
 typedef struct {
     uint64_t addr;  /* at the target */
     uint32_t len;   /* put: data bytes; atomic: operand size (4 or 8) */
@@ -53,7 +55,7 @@ typedef struct {
     uint16_t pad;
 } shr_ucx_rec_t;
 
-enum { SHR_UCX_REC_PUT = 1, SHR_UCX_REC_AMO = 2 };
+enum { SHR_UCX_REC_PUT = 1, SHR_UCX_REC_AMO = 2, SHR_UCX_REC_GET = 3 };
 
 #define SHR_UCX_PAD8(_n) (((_n) + 7) & ~(size_t)7)
 
@@ -77,6 +79,7 @@ static shr_ucx_agg_t *agg_take(shr_ucx_worker_t *w)
     a->refs = 0;
     a->n_cmpl = 0;
     a->len = 0;
+    a->get_len = 0;
     return a;
 }
 
@@ -223,7 +226,7 @@ void shr_ucx_agg_wait(shr_ucx_worker_t *w, uint64_t seq)
  * cmpl.  A buffer without the room, or counting too many objects
  * already, leaves first.  Lock held. */
 static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe,
-                                  size_t bytes, shr_cmpl_t *cmpl)
+                                  size_t bytes, size_t get_bytes, shr_cmpl_t *cmpl)
 {
     shr_ucx_agg_t *a = peer->agg;
     bool counted = false;
@@ -232,7 +235,8 @@ static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int
         for (int i = a->n_cmpl; i-- > 0;) {
             counted = counted || a->cmpl[i] == cmpl;
         }
-        if (a->len + bytes > shr_ucx.agg_bytes || (!counted && a->n_cmpl == SHR_UCX_AGG_CMPLS)) {
+        if (a->len + bytes > shr_ucx.agg_bytes || a->get_len + get_bytes > shr_ucx.agg_bytes ||
+            (!counted && a->n_cmpl == SHR_UCX_AGG_CMPLS)) {
             shr_ucx_agg_send(w, peer, pe, true);
             a = NULL;
             counted = false;
@@ -272,6 +276,7 @@ static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int
     }
     unsigned char *p = (unsigned char *)(a->msg + 1) + a->len;
     a->len += bytes;
+    a->get_len += get_bytes;
     return p;
 }
 
@@ -307,8 +312,9 @@ static unsigned char *rec_amo(unsigned char *p, uint64_t raddr, shr_amo_op_t op,
 
 /* Locks ctx's worker (*w_p) and reserves `bytes` of pe's buffer
  * (agg_reserve); the caller writes the records, then unlocks *w_p. */
-static unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes, shr_cmpl_t *cmpl,
-                                shr_ucx_worker_t **w_p, shr_ucx_peer_t **peer_p)
+static unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes, size_t get_bytes,
+                                shr_cmpl_t *cmpl, shr_ucx_worker_t **w_p,
+                                shr_ucx_peer_t **peer_p)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
     shr_ucx_peer_t *peer;
@@ -326,11 +332,13 @@ static unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes, shr_cmpl_t
     peer = agg_peer(w, pe);
     *w_p = w;
     *peer_p = peer;
-    return agg_reserve(w, peer, pe, bytes, cmpl);
+    return agg_reserve(w, peer, pe, bytes, get_bytes, cmpl);
 }
 
-bool shr_ucx_coalesce_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
-                             shr_cmpl_t *cmpl)
+/* A put (src here, to dest at pe) or a get (src at pe, to dest here) as
+ * a record. */
+static bool agg_transfer(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                         shr_cmpl_t *cmpl, bool get)
 {
     shr_ucx_worker_t *w;
     shr_ucx_peer_t *peer;
@@ -339,11 +347,32 @@ bool shr_ucx_coalesce_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t
     if (len > shr_ucx.coalesce_max) {
         return false;
     }
-    unsigned char *p = agg_begin(ctx, pe, sizeof(shr_ucx_rec_t) + SHR_UCX_PAD8(len), cmpl, &w,
-                                 &peer);
-    rec_put(p, shr_ucx_raddr(peer, dest, &rkey), src, len);
+    unsigned char *p = agg_begin(ctx, pe, sizeof(shr_ucx_rec_t) +
+                                 (get ? sizeof(uint64_t) : SHR_UCX_PAD8(len)),
+                                 get ? SHR_UCX_PAD8(len) : 0, cmpl, &w, &peer);
+    if (get) {
+        shr_ucx_rec_t rec = {.addr = shr_ucx_raddr(peer, src, &rkey), .len = (uint32_t)len,
+                             .kind = SHR_UCX_REC_GET};
+        uint64_t where = (uint64_t)(uintptr_t)dest;
+        memcpy(p, &rec, sizeof(rec));
+        memcpy(p + sizeof(rec), &where, sizeof(where));
+    } else {
+        rec_put(p, shr_ucx_raddr(peer, dest, &rkey), src, len);
+    }
     shr_ucx_unlock(w);
     return true;
+}
+
+bool shr_ucx_coalesce_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                             shr_cmpl_t *cmpl)
+{
+    return agg_transfer(ctx, dest, src, len, pe, cmpl, false);
+}
+
+bool shr_ucx_coalesce_get_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
+                             shr_cmpl_t *cmpl)
+{
+    return agg_transfer(ctx, dest, src, len, pe, cmpl, true);
 }
 
 bool shr_ucx_coalesce_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64_t value,
@@ -356,8 +385,8 @@ bool shr_ucx_coalesce_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64
     if (shr_ucx.coalesce_max == 0) {
         return false;
     }
-    unsigned char *p = agg_begin(ctx, pe, sizeof(shr_ucx_rec_t) + sizeof(uint64_t), cmpl, &w,
-                                 &peer);
+    unsigned char *p = agg_begin(ctx, pe, sizeof(shr_ucx_rec_t) + sizeof(uint64_t), 0, cmpl,
+                                 &w, &peer);
     rec_amo(p, shr_ucx_raddr(peer, dest, &rkey), op, value, size);
     shr_ucx_unlock(w);
     return true;
@@ -376,8 +405,8 @@ bool shr_ucx_coalesce_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src,
         return false;
     }
     /* one reservation: data and flag travel in the same buffer, in order */
-    unsigned char *p = agg_begin(ctx, pe, data + sizeof(shr_ucx_rec_t) + sizeof(uint64_t), cmpl,
-                                 &w, &peer);
+    unsigned char *p = agg_begin(ctx, pe, data + sizeof(shr_ucx_rec_t) + sizeof(uint64_t), 0,
+                                 cmpl, &w, &peer);
     if (len != 0) {
         p = rec_put(p, shr_ucx_raddr(peer, dest, &rkey), src, len);
     }
@@ -396,12 +425,20 @@ static void ack_sent(void *request, ucs_status_t status, void *user_data)
     ucp_request_free(request);
 }
 
-/* Target: applies a buffer's records in order, then replies. */
+/* Bytes a record's body takes in the message (after the record). */
+static size_t rec_body(const shr_ucx_rec_t *rec)
+{
+    return rec->kind == SHR_UCX_REC_PUT ? SHR_UCX_PAD8(rec->len) : sizeof(uint64_t);
+}
+
+/* Target: applies a buffer's records in order, then replies: the
+ * buffer's cookie, then the data of its gets, each read in its turn. */
 static ucs_status_t agg_recv(void *arg, const void *header, size_t header_length, void *data,
                              size_t length, const ucp_am_recv_param_t *param)
 {
     const unsigned char *p = data, *end = p + length;
-    uint64_t *ack;
+    size_t reply = sizeof(uint64_t), off = sizeof(uint64_t);
+    unsigned char *ack;
 
     (void)arg;
     (void)header;
@@ -411,32 +448,40 @@ static ucs_status_t agg_recv(void *arg, const void *header, size_t header_length
         shr_warn_once("ignored a malformed message of coalesced operations (%zu bytes)", length);
         return UCS_OK;
     }
+    for (const unsigned char *q = p + sizeof(uint64_t); q + sizeof(shr_ucx_rec_t) <= end;) {
+        shr_ucx_rec_t rec;
+        memcpy(&rec, q, sizeof(rec));
+        reply += rec.kind == SHR_UCX_REC_GET ? SHR_UCX_PAD8(rec.len) : 0;
+        q += sizeof(rec) + rec_body(&rec);
+    }
+    ack = malloc(reply);
+    if (ack == NULL) {
+        shr_fatal(1, "out of memory replying to a peer's coalesced operations; free memory on "
+                         "this node, or set SHIMMER_REQ_COALESCE=0 on every PE");
+    }
     for (p += sizeof(uint64_t); p + sizeof(shr_ucx_rec_t) <= end;) {
         shr_ucx_rec_t rec;
         memcpy(&rec, p, sizeof(rec));
         p += sizeof(rec);
-        size_t n = rec.kind == SHR_UCX_REC_PUT ? rec.len : rec.len == 4 ? 4 : 8;
+        size_t n = rec.kind != SHR_UCX_REC_AMO ? rec.len : rec.len == 4 ? 4 : 8;
         if (SHR_UNLIKELY(shr_seg_find((const void *)(uintptr_t)rec.addr, n) < 0 ||
-                         p + (rec.kind == SHR_UCX_REC_PUT ? SHR_UCX_PAD8(n) : 8) > end)) {
+                         p + rec_body(&rec) > end)) {
             shr_warn_once("ignored a coalesced operation outside this PE's segments");
             break;
         }
         if (rec.kind == SHR_UCX_REC_PUT) {
             shr_copy_once((void *)(uintptr_t)rec.addr, p, n);
-            p += SHR_UCX_PAD8(n);
+        } else if (rec.kind == SHR_UCX_REC_GET) {
+            memcpy(ack + off, (const void *)(uintptr_t)rec.addr, n);
+            off += SHR_UCX_PAD8(n);
         } else {
             uint64_t value;
             memcpy(&value, p, sizeof(value));
             (void)shr_amo_at((void *)(uintptr_t)rec.addr, (shr_amo_op_t)rec.op, value, 0, n);
-            p += sizeof(value);
         }
+        p += rec_body(&rec);
     }
-    ack = malloc(sizeof(*ack));
-    if (ack == NULL) {
-        shr_fatal(1, "out of memory replying to a peer's coalesced operations; free memory on "
-                         "this node, or set SHIMMER_REQ_COALESCE=0 on every PE");
-    }
-    memcpy(ack, data, sizeof(*ack));
+    memcpy(ack, data, sizeof(uint64_t));
     ucp_request_param_t rp = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
                         UCP_OP_ATTR_FIELD_USER_DATA,
@@ -444,7 +489,7 @@ static ucs_status_t agg_recv(void *arg, const void *header, size_t header_length
         .cb.send = ack_sent,
         .user_data = ack,
     };
-    void *req = ucp_am_send_nbx(param->reply_ep, SHR_UCX_AM_ACK, NULL, 0, ack, sizeof(*ack), &rp);
+    void *req = ucp_am_send_nbx(param->reply_ep, SHR_UCX_AM_ACK, NULL, 0, ack, reply, &rp);
     if (req == NULL || UCS_PTR_IS_ERR(req)) {
         free(ack); /* an error: the initiator is gone or will report it */
     }
@@ -462,13 +507,33 @@ static ucs_status_t ack_recv(void *arg, const void *header, size_t header_length
 
     (void)header;
     (void)header_length;
-    (void)param;
-    if (SHR_UNLIKELY(length != sizeof(cookie))) {
+    if (SHR_UNLIKELY(length < sizeof(cookie) || (param->recv_attr & UCP_AM_RECV_ATTR_FLAG_RNDV))) {
         shr_warn_once("ignored a malformed reply to coalesced operations");
         return UCS_OK;
     }
     memcpy(&cookie, data, sizeof(cookie));
     shr_ucx_agg_t *a = (shr_ucx_agg_t *)(uintptr_t)cookie;
+    if (a->get_len != 0) {
+        /* the gets' data, in the order of their records */
+        const unsigned char *r = (const unsigned char *)data + sizeof(cookie);
+        const unsigned char *p = (const unsigned char *)(a->msg + 1), *end = p + a->len;
+        if (SHR_UNLIKELY(length != sizeof(cookie) + a->get_len)) {
+            shr_error("a reply to coalesced gets has %zu bytes, not %zu", length,
+                      sizeof(cookie) + a->get_len);
+            shr_fatal(1, "a peer's reply to coalesced gets is malformed");
+        }
+        while (p < end) {
+            shr_ucx_rec_t rec;
+            memcpy(&rec, p, sizeof(rec));
+            if (rec.kind == SHR_UCX_REC_GET) {
+                uint64_t where;
+                memcpy(&where, p + sizeof(rec), sizeof(where));
+                memcpy((void *)(uintptr_t)where, r, rec.len);
+                r += SHR_UCX_PAD8(rec.len);
+            }
+            p += sizeof(rec) + rec_body(&rec);
+        }
+    }
     n = a->n_cmpl;
     memcpy(cmpl, a->cmpl, (size_t)n * sizeof(*cmpl));
     /* out of the in-flight list: quiet's waits look at its oldest */

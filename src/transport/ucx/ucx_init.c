@@ -609,6 +609,7 @@ const shr_remote_ops_t shr_ucx_ops = {
     .coalesce_put = shr_ucx_coalesce_put_op,
     .coalesce_amo = shr_ucx_coalesce_amo_op,
     .coalesce_put_signal = shr_ucx_coalesce_put_signal_op,
+    .coalesce_get = shr_ucx_coalesce_get_op,
     .progress = shr_ucx_progress_all,
     .nap = shr_ucx_nap,
 };

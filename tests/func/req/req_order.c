@@ -60,8 +60,8 @@ static void fence_flag_check(shmem_ctx_t ctx, long *flagw, const long *words, lo
  *              wait sends the buffer; also put_signal + signal_wait_until;
  *   spin:      a put, then a spin on a volatile word, no library call: the
  *              progress thread sends the buffer once it has aged;
- *   fetch:     puts and adds, then a fetching atomic and a get of the same
- *              words read what was put and added;
+ *   fetch:     puts and adds, then a fetching atomic, a get and nbi gets
+ *              of the same words read what was put and added;
  *   all:       every PE puts to and adds on every other, quiet, barrier. */
 #define DP_N 16
 
@@ -179,6 +179,17 @@ static void default_path(shmem_ctx_t ctx, int c, long rounds)
         got = shmem_ctx_long_g(ctx, &dp_words[c][0], next);
         CHECK(got == val(me, c, r, 99), "get ctx %d round %ld: %#lx, want %#lx", c, r, got,
               val(me, c, r, 99));
+        /* nbi gets behind puts to the same words: quiet brings what was put */
+        long gotv[DP_N];
+        for (long i = 0; i < DP_N; i++) {
+            shmem_ctx_long_p(ctx, &dp_words[c][i], val(me, c, r, 200 + i), next);
+            shmem_ctx_long_get_nbi(ctx, &gotv[i], &dp_words[c][i], 1, next);
+        }
+        shmem_ctx_quiet(ctx);
+        for (long i = 0; i < DP_N; i++) {
+            CHECK(gotv[i] == val(me, c, r, 200 + i), "get_nbi ctx %d round %ld word %ld: %#lx, "
+                  "want %#lx", c, r, i, gotv[i], val(me, c, r, 200 + i));
+        }
     }
     shmem_barrier_all();
 
