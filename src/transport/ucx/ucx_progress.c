@@ -147,8 +147,9 @@ void shr_ucx_progress_all(void)
     if (__atomic_load_n(&d->next, __ATOMIC_ACQUIRE) != NULL &&
         pthread_mutex_trylock(&shr_ucx.list_lock) == 0) {
         for (shr_ucx_worker_t *w = d->next; w != NULL; w = w->next) {
-            if (w->must_lock && (__atomic_load_n(&w->n_dirty, __ATOMIC_RELAXED) != 0 ||
-                                 __atomic_load_n(&w->agg_oldest, __ATOMIC_RELAXED) != UINT64_MAX) &&
+            if (__atomic_load_n(&w->must_lock, __ATOMIC_RELAXED) &&
+                (__atomic_load_n(&w->n_dirty, __ATOMIC_RELAXED) != 0 ||
+                 __atomic_load_n(&w->agg_oldest, __ATOMIC_RELAXED) != UINT64_MAX) &&
                 pthread_mutex_trylock(&w->lock) == 0) {
                 ucp_worker_progress(w->worker);
                 pthread_mutex_unlock(&w->lock);
