@@ -55,11 +55,13 @@ static struct {
  * one to two of these (ucx_agg.c's age flush): a program that spins on
  * its own memory without calling the library still has its puts
  * delivered.  The thread watches in slices of this while buffers fill,
- * and for 1 ms after the last one.  Shorter slices take the PEs' CPU:
+ * and for 4 ms after the last one.  Shorter slices take the PEs' CPU:
  * looks every 50 us made a ping-pong's half round trip across hosts
- * 5-10 us longer on 2 cores (docs/requests.md, "Coalescing"). */
-#define SHR_UCX_AGG_AGE_NS 250000u
-#define SHR_UCX_AGG_WATCH_NS 1000000u
+ * 5-10 us longer on 2 cores, and every 250 us made heat2d on 2x2 hosts
+ * 3-14 % slower than uncoalesced (docs/requests.md, "Coalescing"); one
+ * slice is the thread's own default interval. */
+#define SHR_UCX_AGG_AGE_NS 1000000u
+#define SHR_UCX_AGG_WATCH_NS 4000000u
 
 static uint64_t shr_ucx_pt_now(void)
 {
