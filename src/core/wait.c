@@ -4,8 +4,6 @@
 #include <sched.h>
 #include <time.h>
 
-#include <shmem_defs.h>
-
 #include "core/env.h"
 #include "core/remote.h"
 #include "core/stall.h"
@@ -154,41 +152,20 @@ static bool monitor_round(shr_waiter_t *waiter)
 
 /* ---- nap: yield, then nap ---- */
 
-/* Pauses in a round that gives way without yielding: about as long as a
- * yield with nothing else to run (~0.3 us), so rounds keep their pace. */
-#define SHR_WAIT_PAUSES_PER_ROUND 16u
-
-/* A round before napping gives way: by yielding, when the PE (or thread)
- * we wait for may be waiting for this core -- PEs outnumber the cores, or
- * a PE's threads may -- and otherwise by pausing.  With a core per PE a
- * yield only lends the core to another program, and when one is runnable
- * the scheduler gives it back at its next tick: this PE noticed its flag,
- * and answered remote peers' operations, ~1 ms late (docs/waiting.md). */
-static void give_way(void)
-{
-    if (shr_g.oversubscribed || shr_g.thread_level == SHMEM_THREAD_MULTIPLE) {
-        sched_yield();
-        return;
-    }
-    for (unsigned i = 0; i < SHR_WAIT_PAUSES_PER_ROUND; i++) {
-        shr_cpu_relax();
-    }
-}
-
 static void nap_round(shr_waiter_t *waiter)
 {
-    /* a round costs ~0.3 us and a clock read ~20 ns: until napping, look
+    /* a yield costs ~0.3 us and a clock read ~20 ns: while yielding, look
      * at the clock on every 16th round; once napping, on every round.
      * `yields` counts every round (callers pace their own checks by it). */
     unsigned round = waiter->yields++;
     if (!waiter->sleeping && (round & 15) != 0) {
-        give_way();
+        sched_yield();
         return;
     }
     uint64_t now = tick(waiter);
     uint64_t waited = now - waiter->since_ns;
     if (waited < shr_g.wait_sleep_after_ns) {
-        give_way();
+        sched_yield();
         return;
     }
     /* one wait however often a peer's traffic (the final barrier's stall

@@ -6,10 +6,9 @@
  * Policy: poll with a CPU pause for shr_g.wait_spin rounds (fast hand-off when
  * every PE has a core); then the wait mode (SHIMMER_WAIT_MODE, chosen at
  * init: wait_mode.h) decides, out of line in wait.c:
- *   nap      yield the CPU on every round (when PEs outnumber the cores
- *            or under SHMEM_THREAD_MULTIPLE; else pause), and once the
- *            wait has lasted shr_g.wait_sleep_after_ns, sleep for an
- *            eighth of the time waited so far (at most 1 ms).  Sleeping waiters are not
+ *   nap      yield the CPU on every round, and once the wait has lasted
+ *            shr_g.wait_sleep_after_ns, sleep for an eighth of the time
+ *            waited so far (at most 1 ms).  Sleeping waiters are not
  *            runnable, so PEs that outnumber the cores leave the CPU to the
  *            PE that will write the flag (yielding alone still shares it
  *            with every waiter), and a long wait costs no power; the added
