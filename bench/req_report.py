@@ -82,21 +82,25 @@ def why(run, job):
             (sd, cd), (sm, cm) = fits["default"], fits["merged"]
             L.append("Rate, 1 thread: least squares over the windows, a window of w puts costs "
                      "%.2f us/put + %.1f us (default) and %.2f us/put + %.1f us (merged); the ratio "
-                     "tends to %.2fx. A default put is the UCX put itself, over TCP a send (one 8 B "
-                     "put alone, no completion: %s); a merged one is coalesced "
-                     "(docs/requests.md): a copy into the handle's buffer, which leaves as one "
-                     "message at the wait, and whose reply completes the window." % (
+                     "tends to %.2fx. A merged put is coalesced (docs/requests.md): a copy into a "
+                     "buffer per (context, PE), which leaves as one message at the wait, and "
+                     "whose reply completes the window. A default put is coalesced the same way, "
+                     "quiet sending the buffer, unless SHIMMER_RMA_COALESCE=0 (then it is the "
+                     "UCX put itself, over TCP a send per put); with both coalescing the ratio "
+                     "stays near 1. Issuing one 8 B put alone, no completion: %s." % (
                          sd, cd, sm, cm, sd / sm if sm else 0,
                          "%.2f us" % inj if inj else "not measured"))
         if lat["merged"] and lat["put+quiet"] and lat["get"] and inj:
-            flush = lat["put+quiet"] - inj
+            complete = lat["put+quiet"] - inj
             goal = 0.4 * lat["put+quiet"]
-            L.append("Latency: put + quiet = %.1f us: issuing the put %.1f us (inject), then the "
-                     "flush that makes it remotely complete %.1f us. Put + handle wait = %.1f us "
+            L.append("Latency: put + quiet = %.1f us: issuing the put %.1f us (inject), then "
+                     "%.1f us to complete it remotely (coalesced: the buffer's one message and "
+                     "its reply; with SHIMMER_RMA_COALESCE=0 an endpoint flush after the put). "
+                     "Put + handle wait = %.1f us "
                      "(%.2fx): the coalesced put leaves in one message at the wait and the "
                      "target's reply completes it, one network round trip like a blocking 8 B "
                      "get (%.1f us). %s" % (
-                         lat["put+quiet"], inj, flush, lat["merged"],
+                         lat["put+quiet"], inj, complete, lat["merged"],
                          lat["merged"] / lat["put+quiet"], lat["get"],
                          "0.4x (%.1f us) is below that round trip: remote completion needs the "
                          "target's answer, and no scheme gets it in less than one round trip "
