@@ -130,6 +130,7 @@ static shr_status_t shr_boot_kv_allgather(const shr_boot_ops_t *ops, const void 
     shr_status_t status;
     int size;
 
+    *all_p = NULL; /* callers free it whatever the status */
     if (out == NULL) {
         return SHR_ERR_NO_MEMORY;
     }
