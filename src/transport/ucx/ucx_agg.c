@@ -518,8 +518,9 @@ static ucs_status_t ack_recv(void *arg, const void *header, size_t header_length
         const unsigned char *r = (const unsigned char *)data + sizeof(cookie);
         const unsigned char *p = (const unsigned char *)(a->msg + 1), *end = p + a->len;
         if (SHR_UNLIKELY(length != sizeof(cookie) + a->get_len)) {
-            shr_error("a reply to coalesced gets has %zu bytes, not %zu", length,
-                      sizeof(cookie) + a->get_len);
+            shr_error("coalesced gets from PE %d: its reply has %zu bytes, not %zu; run every"
+                      " PE with the same Shimmer build, or set SHIMMER_REQ_COALESCE=0",
+                      a->pe, length, sizeof(cookie) + a->get_len);
             shr_fatal(1, "a peer's reply to coalesced gets is malformed");
         }
         while (p < end) {
