@@ -70,8 +70,8 @@ static shr_ucx_agg_t *agg_take(shr_ucx_worker_t *w)
     } else {
         a = malloc(sizeof(*a) + sizeof(uint64_t) + shr_ucx.agg_bytes);
         if (a == NULL) {
-            shr_fatal(1, "out of memory for a buffer coalescing request handles' operations"
-                         "; lower SHIMMER_REQ_COALESCE_BUFFER, or set SHIMMER_REQ_COALESCE=0 to send request handles' operations one by one");
+            shr_fatal(1, "out of memory for a buffer coalescing small remote operations"
+                         "; lower SHIMMER_REQ_COALESCE_BUFFER, or set SHIMMER_REQ_COALESCE=0 to send every operation on its own");
         }
         a->w = w;
     }
@@ -247,7 +247,7 @@ static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int
             w->agg_pes = malloc((size_t)shr_g.n_pes * sizeof(int));
             if (w->agg_pes == NULL) {
                 shr_fatal(1, "out of memory for the list of PEs with coalesced operations"
-                             "; lower SHIMMER_REQ_COALESCE_BUFFER, or set SHIMMER_REQ_COALESCE=0 to send request handles' operations one by one");
+                             "; lower SHIMMER_REQ_COALESCE_BUFFER, or set SHIMMER_REQ_COALESCE=0 to send every operation on its own");
             }
         }
         a = agg_take(w);
