@@ -82,6 +82,9 @@ typedef struct shr_ucx_worker {
     ucp_worker_h worker;
     shr_ucx_peer_t **peers;          /* [n_pes]; NULL until first use */
     bool must_lock;                  /* shared with other threads (or the progress thread) */
+    bool owned;                      /* a private context's (SHMEM_CTX_PRIVATE under
+                                        SHMEM_THREAD_MULTIPLE): only `owner` issues on it */
+    pthread_t owner;                 /* ... the thread that created it */
     pthread_mutex_t lock;
     int *dirty;                      /* [n_pes]: PEs with operations since their last flush */
     int n_dirty;                     /* ... how many (0: quiet has nothing to do) */
@@ -204,18 +207,26 @@ void shr_ucx_agg_wait(shr_ucx_worker_t *w, uint64_t seq);
 shr_status_t shr_ucx_agg_handlers_set(shr_ucx_worker_t *w, const char *routine);
 /* Frees w's buffers (none may be in flight: the caller quieted). */
 void shr_ucx_agg_destroy(shr_ucx_worker_t *w);
-/* Sends the coalescing buffers of every worker that locks (the default
- * one, shared contexts, contexts that coalesced default-path operations),
- * skipping those another thread holds; `aged`: only those the progress
- * thread saw waiting at its previous look already.  Any thread, no lock
- * held.  True while some buffer may still wait. */
-bool shr_ucx_agg_flush_all(bool aged);
+/* Which coalescing buffers shr_ucx_agg_flush_all sends. */
+typedef enum {
+    SHR_UCX_FLUSH_MINE,  /* a wait: those the calling thread may fill (not
+                            other threads' private contexts: their owners
+                            are filling them and will complete them) */
+    SHR_UCX_FLUSH_ALL,   /* the progress thread, the program away: all */
+    SHR_UCX_FLUSH_AGED,  /* ... its look while buffers fill: those it saw
+                            waiting at its previous look already */
+} shr_ucx_flush_t;
+/* Sends the coalescing buffers of the workers that lock (the default
+ * one, shared contexts, contexts that coalesced default-path operations)
+ * that `which` names, skipping those another thread holds.  Any thread,
+ * no lock held.  True while some buffer may still wait. */
+bool shr_ucx_agg_flush_all(shr_ucx_flush_t which);
 /* Where waits send what this PE coalesced: the progress rule (a buffer
  * never waits for a quiet that may never come). */
 static SHR_ALWAYS_INLINE void shr_ucx_agg_poll(void)
 {
     if (SHR_UNLIKELY(__atomic_load_n(&shr_ucx.agg_workers, __ATOMIC_RELAXED) != 0)) {
-        (void)shr_ucx_agg_flush_all(false);
+        (void)shr_ucx_agg_flush_all(SHR_UCX_FLUSH_MINE);
     }
 }
 

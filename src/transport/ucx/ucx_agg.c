@@ -28,8 +28,10 @@
  *
  * The progress rule (default path): a worker that locks and holds records
  * is counted in shr_ucx.agg_workers; every wait round of this PE sends
- * all such buffers (shr_ucx_agg_poll), and the progress thread sends
- * those it finds filling at two looks in a row (ucx_progress.c).
+ * such buffers (shr_ucx_agg_poll: all but other threads' private
+ * contexts', which their owners fill and complete), and the progress
+ * thread sends those it finds filling at two looks in a row
+ * (ucx_progress.c).
  *
  * Locking: as every operation: the worker's lock (when it must lock)
  * around appending and sending; the handlers run in the worker's progress,
@@ -182,8 +184,9 @@ uint64_t shr_ucx_agg_send_all(shr_ucx_worker_t *w)
     return w->agg_seq;
 }
 
-bool shr_ucx_agg_flush_all(bool aged)
+bool shr_ucx_agg_flush_all(shr_ucx_flush_t which)
 {
+    pthread_t self = pthread_self();
     bool left = false;
 
     if (pthread_mutex_trylock(&shr_ucx.list_lock) != 0) {
@@ -193,8 +196,13 @@ bool shr_ucx_agg_flush_all(bool aged)
         if (!__atomic_load_n(&w->agg_counted, __ATOMIC_RELAXED)) {
             continue;
         }
+        if (which == SHR_UCX_FLUSH_MINE && w->owned && !pthread_equal(w->owner, self)) {
+            /* its owner is filling it: sending it from here split the
+             * windows of 4 threads into messages of ~4 records */
+            continue;
+        }
         uint64_t birth = __atomic_load_n(&w->agg_birth, __ATOMIC_RELAXED);
-        if (aged && w->agg_seen != birth) {
+        if (which == SHR_UCX_FLUSH_AGED && w->agg_seen != birth) {
             w->agg_seen = birth; /* filling since the last look: old at the next one */
             left = true;
             continue;

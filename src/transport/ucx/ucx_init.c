@@ -563,6 +563,8 @@ static shr_status_t shr_ucx_ctx_create(shr_ctx_t *ctx, const char *routine)
         }
     }
     w->must_lock = shared;
+    w->owned = shr_g.thread_level == SHMEM_THREAD_MULTIPLE && (ctx->options & SHMEM_CTX_PRIVATE);
+    w->owner = pthread_self();
     shr_ucx_workers_add(w);
     ctx->transport = w;
     return SHR_OK;

@@ -117,7 +117,7 @@ static bool shr_ucx_pt_idle_sleep(int ms)
         }
         if (shr_ucx_pt.watching) {
             now = shr_ucx_pt_now();
-            if (shr_ucx_agg_flush_all(true)) {
+            if (shr_ucx_agg_flush_all(SHR_UCX_FLUSH_AGED)) {
                 seen = now;
             } else if (now - seen > SHR_UCX_AGG_WATCH_NS) {
                 shr_ucx_pt.watching = false;
@@ -273,7 +273,7 @@ static void *shr_ucx_pt_main(void *arg)
         /* the program has been away for an interval: what it coalesced is
          * old; a worker held by another thread is tried again soon */
         if (__atomic_load_n(&shr_ucx.agg_workers, __ATOMIC_SEQ_CST) != 0 &&
-            shr_ucx_agg_flush_all(false)) {
+            shr_ucx_agg_flush_all(SHR_UCX_FLUSH_ALL)) {
             timeout_ms = 1;
         }
         int n = epoll_wait(shr_ucx_pt.event_ep, &ev, 1, timeout_ms);
