@@ -123,31 +123,49 @@ static void cpu_mask(uint64_t mask[16])
     }
 }
 
-/* Does some machine run more PEs than the CPUs its PEs may use together
- * (a machine: one kernel, which may host several network-namespace nodes)?
- * Every PE computes the same answer from the same cards.  (Bound PEs have
- * one CPU each, which is not oversubscription: hence the union.) */
+/* CPUs that the PEs of `pe`'s machine (one kernel, which may host several
+ * network-namespace nodes) may use together, and how many PEs it runs.
+ * (Bound PEs have one CPU each, which is not oversubscription: hence the
+ * union.) */
+static int machine_cpus(const pe_card_t *cards, int n_pes, int pe, int *on_node_p)
+{
+    uint64_t cpus[16] = {0};
+    int on_node = 0, n_cpus = 0;
+
+    for (int peer = 0; peer < n_pes; peer++) {
+        if (cards[peer].machine_id == cards[pe].machine_id) {
+            on_node++;
+            for (int w = 0; w < 16; w++) {
+                cpus[w] |= cards[peer].cpus[w];
+            }
+        }
+    }
+    for (int w = 0; w < 16; w++) {
+        n_cpus += __builtin_popcountll(cpus[w]);
+    }
+    *on_node_p = on_node;
+    return n_cpus;
+}
+
+/* Does some machine run more PEs than the CPUs its PEs may use together?
+ * Every PE computes the same answer from the same cards. */
 static bool job_is_oversubscribed(const pe_card_t *cards, int n_pes)
 {
     for (int pe = 0; pe < n_pes; pe++) {
-        uint64_t cpus[16] = {0};
-        int on_node = 0, n_cpus = 0;
-        for (int peer = 0; peer < n_pes; peer++) {
-            if (cards[peer].machine_id == cards[pe].machine_id) {
-                on_node++;
-                for (int w = 0; w < 16; w++) {
-                    cpus[w] |= cards[peer].cpus[w];
-                }
-            }
-        }
-        for (int w = 0; w < 16; w++) {
-            n_cpus += __builtin_popcountll(cpus[w]);
-        }
+        int on_node, n_cpus = machine_cpus(cards, n_pes, pe, &on_node);
         if (on_node > n_cpus) {
             return true;
         }
     }
     return false;
+}
+
+/* CPUs of `pe`'s machine beyond one per PE there (0 when oversubscribed). */
+static int machine_spare_cpus(const pe_card_t *cards, int n_pes, int pe)
+{
+    int on_node, n_cpus = machine_cpus(cards, n_pes, pe, &on_node);
+
+    return n_cpus > on_node ? n_cpus - on_node : 0;
 }
 
 /* Is `pe` named by SHIMMER_REMOTE_PES ("all", or "1,3-5")? */
@@ -305,6 +323,7 @@ static shr_status_t map_peers(const pe_card_t *cards, const char *routine)
     }
     /* the machine is what shares the cores, whatever SHIMMER_REMOTE_PES says */
     shr_g.oversubscribed = job_is_oversubscribed(cards, shr_g.n_pes);
+    shr_g.spare_cpus = machine_spare_cpus(cards, shr_g.n_pes, shr_g.my_pe);
     return SHR_OK;
 }
 
@@ -474,6 +493,13 @@ static unsigned auto_wait_spin(void)
     /* with a core each, spinning hands off fastest; oversubscribed, the
      * writer we wait for may need our core: yield almost at once */
     return shr_g.oversubscribed ? 16 : 4096;
+}
+
+/* The spin of a wait among more of this PE's waiting threads than it has
+ * spare CPUs: the one that will answer may need a waiter's core. */
+static unsigned auto_wait_spin_crowded(void)
+{
+    return shr_config.wait_spin >= 0 ? (unsigned)shr_config.wait_spin : 16;
 }
 
 /* A child of fork() is not a PE.  The symmetric heap and the global
@@ -658,6 +684,7 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     }
     shr_g.check_scratch = shr_internal_addr(offset);
     shr_g.wait_spin = auto_wait_spin();
+    shr_g.wait_spin_crowded = auto_wait_spin_crowded();
     choose_wait_mode();
     shr_g.wait_sleep_after_ns = 1000ull * (uint64_t)(shr_config.wait_sleep_after >= 0
                                                          ? shr_config.wait_sleep_after

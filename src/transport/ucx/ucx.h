@@ -115,6 +115,7 @@ typedef struct shr_ucx {
     bool cpu_atomics;                /* UCX_ATOMIC_MODE=cpu (Shimmer's default) */
     int finalizing;                  /* peer failures are expected now */
     uint64_t activity;               /* progress calls by application threads */
+    int waiters;                     /* application threads in a wait of this transport */
     size_t coalesce_max;             /* longest put coalesced; 0: none is */
     size_t agg_bytes;                /* room for records in a coalescing buffer */
     bool coalesce_all;               /* the default path coalesces too (SHIMMER_RMA_COALESCE) */

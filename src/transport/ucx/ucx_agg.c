@@ -225,8 +225,12 @@ void shr_ucx_agg_wait(shr_ucx_worker_t *w, uint64_t seq)
 {
     unsigned spins = 0;
 
-    while (__atomic_load_n(&w->agg_oldest, __ATOMIC_ACQUIRE) <= seq) {
-        shr_ucx_wait_round(w, &spins);
+    if (__atomic_load_n(&w->agg_oldest, __ATOMIC_ACQUIRE) <= seq) {
+        __atomic_fetch_add(&shr_ucx.waiters, 1, __ATOMIC_RELAXED);
+        do {
+            shr_ucx_wait_round(w, &spins);
+        } while (__atomic_load_n(&w->agg_oldest, __ATOMIC_ACQUIRE) <= seq);
+        __atomic_fetch_sub(&shr_ucx.waiters, 1, __ATOMIC_RELAXED);
     }
 }
 

@@ -128,7 +128,11 @@ static SHR_ALWAYS_INLINE void shr_ucx_drive(shr_ucx_worker_t *w)
  * thread to leave.  No lock is held between progress calls.
  * Like every wait (core/wait_inline.h) it polls shr_g.wait_spin times and
  * then yields the CPU each round: a peer on an oversubscribed machine may
- * need it to answer.  Counts as application activity (ucx_progress.c).
+ * need it to answer.  While more of this PE's threads wait than its
+ * machine has spare CPUs (shr_ucx.waiters, counted by the waits that
+ * call this), it polls only shr_g.wait_spin_crowded times: 4 threads
+ * spinning on 2 cores kept the answering PE off them for whole time
+ * slices.  Counts as application activity (ucx_progress.c).
  * shr_ucx_cmpl_wait returns the transport status of the first failure,
  * UCS_OK if none. */
 static SHR_ALWAYS_INLINE void shr_ucx_wait_round(shr_ucx_worker_t *w, unsigned *spins)
@@ -139,7 +143,9 @@ static SHR_ALWAYS_INLINE void shr_ucx_wait_round(shr_ucx_worker_t *w, unsigned *
     if (w != shr_ucx.dflt) {
         shr_ucx_drive(shr_ucx.dflt);
     }
-    if (SHR_UNLIKELY(++*spins > shr_g.wait_spin)) {
+    if (SHR_UNLIKELY(++*spins > shr_g.wait_spin_crowded) &&
+        (*spins > shr_g.wait_spin ||
+         __atomic_load_n(&shr_ucx.waiters, __ATOMIC_RELAXED) > 1 + shr_g.spare_cpus)) {
         sched_yield();
     }
 }
@@ -149,8 +155,12 @@ static SHR_ALWAYS_INLINE ucs_status_t shr_ucx_cmpl_wait(shr_ucx_worker_t *w, shr
 {
     unsigned spins = 0;
 
-    while (!shr_ucx_cmpl_done(c)) {
-        shr_ucx_wait_round(w, &spins);
+    if (!shr_ucx_cmpl_done(c)) {
+        __atomic_fetch_add(&shr_ucx.waiters, 1, __ATOMIC_RELAXED);
+        do {
+            shr_ucx_wait_round(w, &spins);
+        } while (!shr_ucx_cmpl_done(c));
+        __atomic_fetch_sub(&shr_ucx.waiters, 1, __ATOMIC_RELAXED);
     }
     return (ucs_status_t)__atomic_load_n(&c->status, __ATOMIC_ACQUIRE);
 }
