@@ -141,11 +141,12 @@ uint64_t shr_coll_wait_slow(shr_coll_t *c, const uint64_t *addr, uint64_t value)
     uint64_t seen, since = 0;
     unsigned checked = 0;
 
-    /* a barrier has nothing to overlap with its wait: when PEs outnumber
+    /* a collective has nothing to overlap with its wait: when PEs outnumber
      * cores, the PE it waits for may need this very core, so yield at once
-     * (on 2 cores: 4 PEs 3.6 us a barrier instead of 4.4, 8 PEs 11.5 instead
-     * of 13.5, 16 PEs 23.5 instead of 27) */
-    if (c->kind == SHR_COLL_BARRIER && shr_g.oversubscribed) {
+     * (barriers on 2 cores: 4 PEs 3.6 us instead of 4.4, 8 PEs 11.5 instead
+     * of 13.5, 16 PEs 23.5 instead of 27; the same for every collective,
+     * whose slot waits each spun anew: docs/collectives.md) */
+    if (shr_g.oversubscribed) {
         waiter.spins = shr_g.wait_spin;
     }
 
