@@ -686,6 +686,9 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     shr_g.wait_spin = auto_wait_spin();
     shr_g.wait_spin_crowded = auto_wait_spin_crowded();
     choose_wait_mode();
+    size_t wide = shr_copy_select(shr_config.shm_copy);
+    shr_debug(SHR_LOG_SHM, "puts and gets on this node copy up to %zu bytes of memcpy's rep "
+              "movsb window with 64-byte moves", wide);
     shr_g.wait_sleep_after_ns = 1000ull * (uint64_t)(shr_config.wait_sleep_after >= 0
                                                          ? shr_config.wait_sleep_after
                                                          : shr_g.oversubscribed ? 500 : 2000);

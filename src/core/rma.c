@@ -3,8 +3,15 @@
  * invalid addresses (diagnosed here even with checks off, since this path
  * costs the fast path nothing), and remote peers.
  */
+#include <unistd.h>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "core/amo_inline.h"
 #include "core/check.h"
+#include "core/env.h"
 #include "core/remote.h"
 #include "core/rma_inline.h"
 
@@ -49,7 +56,101 @@ void shr_copy_skewed(void *dest, const void *src, size_t len)
     }
     shr_copy_short(d, s, len);
 }
-SHR_PLUGIN_EXPORT(copy_skewed);
+
+/* The longest copy shr_copy_window gives the vector loop (0: none). */
+static size_t copy_wide_max;
+
+#if defined(__x86_64__)
+_Static_assert(SHR_COPY_SKEW_MIN_LEN >= 128, "shr_copy_wide's shortest copy");
+
+/* Copies len (>= 128) bytes with 64-byte moves: the first and last 64
+ * unaligned, in between the destination's aligned blocks (a block stored
+ * across two cache lines costs two stores), four at a time, the loads of
+ * the next four issued before the stores of these (no load waits behind a
+ * store to the same address modulo 4 KiB, as in shr_copy_skewed).  Bytes
+ * the first or last move share with the blocks are stored twice; the last
+ * move is the last store.  Measured on AMD EPYC (Zen 5), best of 5, ns per
+ * copy, this against glibc 2.36's memcpy (rep movsb from 2113 bytes), (dest -
+ * src) mod 4 KiB 0: 2304 B 8.6/15.9, 4 KiB 14.8/26.7, 16 KiB 58/92, 24 KiB
+ * 90/136, but 32 KiB 312/180 (source and destination no longer fit in the
+ * 48 KiB L1); skew 8: 4 KiB 20/35, skew 264: 22/29. */
+__attribute__((target("avx512f"))) static void shr_copy_wide(char *d, const char *s, size_t len)
+{
+    __m512i first = _mm512_loadu_si512(s);
+    __m512i last = _mm512_loadu_si512(s + len - 64);
+    size_t skip = 64 - ((uintptr_t)d & 63);
+    char *dd = d + skip;
+    char *end = d + len - 64;            /* where the last move starts */
+    const char *ss = s + skip;
+
+    _mm512_storeu_si512(d, first);
+    if (dd + 256 <= end) {
+        __m512i a = _mm512_loadu_si512(ss), b = _mm512_loadu_si512(ss + 64);
+        __m512i c = _mm512_loadu_si512(ss + 128), e = _mm512_loadu_si512(ss + 192);
+
+        for (; dd + 512 <= end; dd += 256, ss += 256) {
+            __m512i a2 = _mm512_loadu_si512(ss + 256), b2 = _mm512_loadu_si512(ss + 320);
+            __m512i c2 = _mm512_loadu_si512(ss + 384), e2 = _mm512_loadu_si512(ss + 448);
+
+            _mm512_store_si512(dd, a);
+            _mm512_store_si512(dd + 64, b);
+            _mm512_store_si512(dd + 128, c);
+            _mm512_store_si512(dd + 192, e);
+            a = a2;
+            b = b2;
+            c = c2;
+            e = e2;
+        }
+        _mm512_store_si512(dd, a);
+        _mm512_store_si512(dd + 64, b);
+        _mm512_store_si512(dd + 128, c);
+        _mm512_store_si512(dd + 192, e);
+        dd += 256;
+        ss += 256;
+    }
+    for (; dd < end; dd += 64, ss += 64) {
+        _mm512_store_si512(dd, _mm512_loadu_si512(ss));
+    }
+    _mm512_storeu_si512(end, last);
+}
+#endif
+
+void shr_copy_window(void *dest, const void *src, size_t len)
+{
+#if defined(__x86_64__)
+    if (len <= copy_wide_max) {
+        shr_copy_wide(dest, src, len);
+        return;
+    }
+#endif
+    if (shr_copy_is_skewed(dest, src, len)) {
+        shr_copy_skewed(dest, src, len);
+        return;
+    }
+    shr_memcpy_call(dest, src, len);
+}
+SHR_PLUGIN_EXPORT(copy_window);
+
+/* auto: AMD CPUs with AVX-512 (Zen 4 and later), the only ones measured,
+ * where memcpy's rep movsb is the slow part; Intel's rep movsb is its fast
+ * path, and some of its CPUs lower their clock for 64-byte moves. */
+size_t shr_copy_select(int mode)
+{
+    copy_wide_max = 0;
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if (mode == SHR_SHM_COPY_MEMCPY || !__builtin_cpu_supports("avx512f") ||
+        (mode == SHR_SHM_COPY_AUTO && !__builtin_cpu_is("amd"))) {
+        return 0;
+    }
+    long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+
+    copy_wide_max = (l1 > 0 ? (size_t)l1 : (size_t)32 << 10) / 2;
+#else
+    (void)mode;
+#endif
+    return copy_wide_max;
+}
 
 void shr_rma_require_symmetric(const char *fn, const char *what, const void *addr, size_t len)
 {

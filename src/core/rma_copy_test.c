@@ -1,9 +1,10 @@
 /*
  * rma_copy_test.c -- unit test of the on-node copies of put and get
- * (shr_copy_once, shr_copy_get, shr_copy_skewed): every skew of the
- * destination against the source modulo 4 KiB from 0 to 80 and around
- * 4 KiB, lengths on both sides of the skew window's bounds; the bytes
- * arrive and no byte outside the destination changes.
+ * (shr_copy_once, shr_copy_get, shr_copy_skewed, shr_copy_window): every
+ * skew of the destination against the source modulo 4 KiB from 0 to 80 and
+ * around 4 KiB, lengths on both sides of the skew window's bounds and of
+ * the vector loop's, with memcpy and (where the CPU has it) the vector
+ * loop; the bytes arrive and no byte outside the destination changes.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "core/env.h"
 #include "core/rma_inline.h"
 #include "util/expect.h"
 
@@ -64,26 +66,24 @@ static void check_one(copy_fn_t *fn, const char *name, unsigned char *dst_region
     }
 }
 
-int main(void)
+/* Every check, with the copy shr_copy_select chose for `mode`; `wide` is
+ * the longest copy the vector loop takes (0: none). */
+static void check_all(unsigned char *dst, unsigned char *src, size_t wide)
 {
     /* a put's interior is its length less 16: both sides of each bound */
     static const size_t lens[] = {1, 7, 8, 15, 16, 17, 31, 32, 33, 48, 63, 64, 65, 100, 127,
                                   128, 129, 1000, SHR_COPY_SKEW_MIN_LEN - 1,
                                   SHR_COPY_SKEW_MIN_LEN, SHR_COPY_SKEW_MIN_LEN + 15,
                                   SHR_COPY_SKEW_MIN_LEN + 16, SHR_COPY_SKEW_MIN_LEN + 17,
-                                  SHR_COPY_SKEW_MIN_LEN + 61, 65536 + 5};
+                                  SHR_COPY_SKEW_MIN_LEN + 61, 4096 + 13, 65536 + 5};
     static const size_t long_lens[] = {SHR_COPY_SKEW_END_LEN - 1, SHR_COPY_SKEW_END_LEN,
                                        SHR_COPY_SKEW_END_LEN + 16, SHR_COPY_SKEW_END_LEN + 17};
     static const size_t long_skews[] = {0, 1, 8, SHR_COPY_SKEW_MAX, SHR_COPY_SKEW_MAX + 1};
     static const size_t src_offs[] = {0, 3, 8};
-    unsigned char *src = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    unsigned char *dst = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    /* both sides of the vector loop's longest copy, for a put's interior too */
+    const size_t wide_lens[] = {wide - 1, wide, wide + 1, wide + 15, wide + 16, wide + 17};
     size_t skewed = 0;
 
-    if (src == MAP_FAILED || dst == MAP_FAILED) {
-        perror("mmap");
-        return 1;
-    }
     for (size_t skew = 0; skew < 4096; skew = skew == 80 ? 4096 - 80 : skew + 1) {
         for (size_t k = 0; k < SHR_ARRAY_SIZE(src_offs); k++) {
             size_t so = 4096 + src_offs[k], doff = 4096 + src_offs[k] + skew;
@@ -106,7 +106,37 @@ int main(void)
             check_one(copy_get, "get", dst, src, 4096 + long_skews[k], 4096, long_lens[l]);
         }
     }
+    for (size_t k = 0; wide != 0 && k < SHR_ARRAY_SIZE(long_skews); k++) {
+        for (size_t l = 0; l < SHR_ARRAY_SIZE(wide_lens); l++) {
+            for (size_t o = 0; o < 64; o += 7) {
+                check_one(copy_put, "put", dst, src, 4096 + o + long_skews[k], 4096 + o,
+                          wide_lens[l]);
+                check_one(copy_get, "get", dst, src, 4096 + o + long_skews[k], 4096 + o,
+                          wide_lens[l]);
+            }
+        }
+    }
     EXPECT(skewed > 0); /* some copy took the skewed path */
+}
+
+int main(void)
+{
+    unsigned char *src = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    unsigned char *dst = mmap(NULL, REGION, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+    if (src == MAP_FAILED || dst == MAP_FAILED) {
+        perror("mmap");
+        return 1;
+    }
+    EXPECT(shr_copy_select(SHR_SHM_COPY_MEMCPY) == 0);
+    check_all(dst, src, 0);
+    size_t wide = shr_copy_select(SHR_SHM_COPY_AVX512);
+    if (wide != 0) {
+        EXPECT(wide > SHR_COPY_SKEW_MIN_LEN && wide + 4096 + 128 < REGION);
+        check_all(dst, src, wide);
+    } else {
+        printf("no AVX-512 here: the vector loop is not tested\n");
+    }
     munmap(src, REGION);
     munmap(dst, REGION);
     if (failures == 0) {
