@@ -118,7 +118,7 @@ shr_status_t shr_ctx_create(shr_team_t *team, long options, const char *routine,
     ctx->session_options = 0;
     ctx->session_total_ops = SIZE_MAX;
     ctx->transport = NULL;
-    ctx->cmpl = (shr_cmpl_t){0, 0};
+    ctx->cmpl = (shr_cmpl_t){0};
     shr_ctx_bind(ctx, team);
 
     shr_status_t status = shr_remote_ctx_create(ctx, routine);

@@ -65,6 +65,7 @@ static void part_reset(shr_req_t *p)
     p->ctx = NULL;
     p->cmpl.pending = 0;
     p->cmpl.status = 0;
+    p->cmpl.handle = true;
     p->npes = 0;
     p->split_n = 0;
     p->split_rank = 0;

@@ -203,7 +203,7 @@ void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
     if (shr_rma_coalesces(fn)) {
         /* a record whose data the buffer's reply brings; a blocking one
          * sends the buffer at once (one round trip, with the puts before) */
-        shr_cmpl_t own = {0, 0};
+        shr_cmpl_t own = {0};
         if (shr_remote->coalesce_get(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : &own)) {
             if (!nbi) {
                 int only = -1 - pe;
@@ -223,7 +223,7 @@ void shr_rma_iput_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *s
                        ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem,
                        int pe)
 {
-    shr_cmpl_t blocks = {0, 0};
+    shr_cmpl_t blocks = {0};
     size_t len = bsize * elem;
 
     if (fn != NULL) {
@@ -247,7 +247,7 @@ void shr_rma_iget_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *s
                        ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem,
                        int pe)
 {
-    shr_cmpl_t blocks = {0, 0};
+    shr_cmpl_t blocks = {0};
     size_t len = bsize * elem;
 
     if (fn != NULL) {

@@ -28,10 +28,13 @@ typedef struct shmem_ctx_impl shr_ctx_t;
  * complete when its store is done).  `pending` changes atomically, in the
  * issuing thread and in whichever thread completes the operation;
  * `status` keeps the transport's code of the first failure, written before
- * `pending` drops. */
+ * `pending` drops; `handle`: a request handle's, which nobody waits for
+ * right away (the transport may complete its operations from another
+ * thread meanwhile: SHIMMER_PROGRESS_OFFLOAD). */
 typedef struct shr_cmpl {
     uint64_t pending;
     int status;
+    bool handle;
 } shr_cmpl_t;
 
 #define SHR_TEAM_MAGIC 0x7ea3c0deu /* a live team */

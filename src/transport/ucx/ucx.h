@@ -98,6 +98,9 @@ typedef struct shr_ucx_worker {
     bool agg_counted;                /* counted in shr_ucx.agg_workers (locked, n_agg != 0) */
     uint64_t agg_birth;              /* times agg_counted was set: the age flush's clock */
     uint64_t agg_seen;               /* ... agg_birth at the progress thread's last look */
+    uint64_t agg_recs;               /* records coalesced so far (the offload's clock) */
+    int efd;                         /* its event fd, as the progress thread knows it (-1) */
+    uint64_t pt_sent;                /* the last buffer the progress thread sent (its own) */
     struct shr_ucx_worker *next;     /* all workers, for progress and finalize */
 } shr_ucx_worker_t;
 
@@ -119,6 +122,10 @@ typedef struct shr_ucx {
     size_t coalesce_max;             /* longest put coalesced; 0: none is */
     size_t agg_bytes;                /* room for records in a coalescing buffer */
     bool coalesce_all;               /* the default path coalesces too (SHIMMER_RMA_COALESCE) */
+    bool offload;                    /* the progress thread sends buffers (SHIMMER_PROGRESS_OFFLOAD) */
+    bool offload_live;               /* ... and the thread sends them now (not backing off) */
+    uint64_t offload_bufs;           /* ... buffers request handles began (its clock) */
+    uint64_t pt_sends;               /* ... times the progress thread sent some (its own) */
     int agg_workers;                 /* locked workers that may hold records: waits and the
                                         progress thread send them (read unlocked) */
     int n_remote;                    /* PEs reached through UCX */
@@ -231,6 +238,15 @@ static SHR_ALWAYS_INLINE void shr_ucx_agg_poll(void)
     }
 }
 
+/* With the offload, is the progress thread sending the coalescing
+ * buffers of c's operations (a request handle's), so that handle
+ * flushes and tests leave them to it?  Not while it backs off
+ * (ucx_progress.c): then they send them as without it. */
+static SHR_ALWAYS_INLINE bool shr_ucx_offloads(const shr_cmpl_t *c)
+{
+    return shr_ucx.offload && c->handle && __atomic_load_n(&shr_ucx.offload_live, __ATOMIC_RELAXED);
+}
+
 /* ---- ucx_ep.c ---- */
 /* The peer entry of `pe` on `w`, connecting on first use.  Called with w's
  * lock held.  Ends the job if `pe` cannot be reached. */
@@ -250,5 +266,9 @@ bool shr_ucx_progress_thread_wanted(void);
 /* A first coalescing buffer began filling: wakes the progress thread if it
  * sleeps long, so that its age flush watches the buffer.  Any thread. */
 void shr_ucx_progress_thread_kick(void);
+/* A request handle's operation began a coalescing buffer: with the
+ * offload (shr_ucx.offload), wakes the progress thread if it sleeps, to
+ * send the buffer once the program stops filling it.  Any thread. */
+void shr_ucx_progress_thread_offload(void);
 
 #endif

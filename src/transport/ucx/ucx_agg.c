@@ -213,7 +213,11 @@ bool shr_ucx_agg_flush_all(shr_ucx_flush_t which)
             continue;
         }
         if (w->agg_counted) {
-            shr_ucx_agg_send_all(w);
+            uint64_t seq = shr_ucx_agg_send_all(w);
+            if (which != SHR_UCX_FLUSH_MINE && seq != w->pt_sent) {
+                w->pt_sent = seq; /* the progress thread's: it may collect the replies */
+                shr_ucx.pt_sends++;
+            }
         }
         pthread_mutex_unlock(&w->lock);
     }
@@ -273,7 +277,9 @@ static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int
             w->agg_pes[w->n_agg++] = pe;
         }
     }
-    if (SHR_UNLIKELY(!w->agg_counted) && w->must_lock && shr_ucx.coalesce_all) {
+    __atomic_store_n(&w->agg_recs, w->agg_recs + 1, __ATOMIC_RELAXED);
+    if (SHR_UNLIKELY(!w->agg_counted) && w->must_lock &&
+        (shr_ucx.coalesce_all || shr_ucx.offload)) {
         /* waits and the progress thread's age flush send it (the progress
          * rule): nobody has to quiet */
         __atomic_store_n(&w->agg_counted, true, __ATOMIC_RELAXED);
@@ -331,11 +337,11 @@ static unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes, size_t get
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
     shr_ucx_peer_t *peer;
 
-    if (SHR_UNLIKELY(!w->must_lock) && cmpl == &ctx->cmpl) {
-        /* a default-path operation on a context only its thread drives:
-         * waits of other threads and the progress thread will send the
-         * buffer, so from now on the worker locks (the thread holding it
-         * first: whoever sees must_lock finds it taken) */
+    if (SHR_UNLIKELY(!w->must_lock) && (cmpl == &ctx->cmpl || (shr_ucx.offload && cmpl->handle))) {
+        /* a default-path operation (or any, with the offload) on a
+         * context only its thread drives: the progress thread will send
+         * the buffer, so from now on the worker locks (the thread holding
+         * it first: whoever sees must_lock finds it taken) */
         pthread_mutex_lock(&w->lock);
         __atomic_store_n(&w->must_lock, true, __ATOMIC_RELEASE);
     } else {
@@ -344,7 +350,11 @@ static unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes, size_t get
     peer = agg_peer(w, pe);
     *w_p = w;
     *peer_p = peer;
-    return agg_reserve(w, peer, pe, bytes, get_bytes, cmpl);
+    unsigned char *p = agg_reserve(w, peer, pe, bytes, get_bytes, cmpl);
+    if (shr_ucx.offload && cmpl->handle && peer->agg->len == bytes) {
+        shr_ucx_progress_thread_offload(); /* a handle's first record in this buffer */
+    }
+    return p;
 }
 
 /* A put (src here, to dest at pe) or a get (src at pe, to dest here) as

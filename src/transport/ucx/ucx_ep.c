@@ -74,7 +74,7 @@ void shr_ucx_peer_close(shr_ucx_worker_t *w, int pe, bool force)
     shr_ucx_peer_t *peer = w->peers[pe];
     ucp_request_param_t param = {.op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS,
                                  .flags = force ? UCP_EP_CLOSE_FLAG_FORCE : 0};
-    shr_cmpl_t closed = {0, 0};
+    shr_cmpl_t closed = {0};
 
     if (peer == NULL) {
         return;

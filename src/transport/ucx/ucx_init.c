@@ -319,6 +319,7 @@ static shr_status_t shr_ucx_worker_wrap(ucp_worker_h made, bool must_lock, const
     pthread_mutex_init(&w->lock, NULL);
     w->must_lock = must_lock;
     w->agg_oldest = UINT64_MAX; /* nothing in flight */
+    w->efd = -1;
     status = shr_ucx_agg_handlers_set(w, routine);
     if (status != SHR_OK) {
         shr_ucx_worker_destroy(w, true);
@@ -466,6 +467,9 @@ static shr_status_t shr_ucx_init(const char *routine, unsigned *caps_p)
         shr_ucx.coalesce_all = shr_config.rma_coalesce && shr_ucx.wakeup &&
                                shr_ucx_progress_thread_wanted();
         *caps_p |= shr_ucx.coalesce_all ? SHR_REMOTE_CAP_COALESCE_ALL : 0;
+        shr_ucx.offload = shr_config.progress_offload && shr_ucx.wakeup &&
+                          shr_ucx_progress_thread_wanted();
+        shr_ucx.offload_live = shr_ucx.offload;
     }
     return SHR_OK;
 }

@@ -49,6 +49,12 @@ static struct {
     int kickfd;             /* a first coalescing buffer began filling */
     bool sleeping_long;     /* ... and the thread wants to hear of it */
     bool watching;          /* sleeping in slices of the age (coalescing buffers) */
+    bool offload_idle;      /* the offload: asleep, a handle's new buffer wakes it */
+    bool offload_due;       /* ... and one did */
+    int offload_idle_turns; /* turns in a row that found nothing to send */
+    uint64_t offload_resume; /* kicks are off until then (ns; 0: they are on) */
+    uint64_t offload_hot;   /* polls without sleeping until then (ns) */
+    bool stopping;          /* the stop fd was written */
 } shr_ucx_pt = {.idle_ep = -1, .event_ep = -1, .stopfd = -1, .efd = -1, .kickfd = -1};
 
 /* A coalescing buffer nobody sent is sent by the thread once it has waited
@@ -81,6 +87,213 @@ void shr_ucx_progress_thread_kick(void)
     }
 }
 
+/* ---- the offload (SHIMMER_PROGRESS_OFFLOAD, docs/requests.md "Offload") ----
+ * A request handle's operation began a coalescing buffer (the kick: an
+ * eventfd write, only when the thread sleeps): the thread waits until
+ * the program has added no record for SHR_UCX_OFFLOAD_SETTLE_NS (it is
+ * computing, or waiting), sends every buffer, and drives the workers
+ * with its buffers in flight until their replies are in: the program's
+ * wait then finds its handle complete.  For SHR_UCX_OFFLOAD_HOT_NS after
+ * a send it stays *hot*: it polls (yielding the CPU each round) instead
+ * of sleeping, so that the next window needs no kick (4.3 us of the
+ * issuing thread's time on this machine) and no wake-up (4-5 us); then
+ * it sleeps on the workers' event fds until the last reply.  It spins
+ * otherwise only while the program fills (at most
+ * SHR_UCX_OFFLOAD_SETTLE_MAX_NS at a time). */
+#define SHR_UCX_OFFLOAD_SETTLE_NS 2000u
+#define SHR_UCX_OFFLOAD_SETTLE_MAX_NS 200000u
+#define SHR_UCX_OFFLOAD_HOT_NS 200000u
+#define SHR_UCX_OFFLOAD_FDS 8
+/* When the program's own waits sent the buffers SHR_UCX_OFFLOAD_IDLE_TURNS
+ * turns in a row (it waits right after issuing: there is nothing to
+ * overlap), kicks stay off for SHR_UCX_OFFLOAD_BACKOFF_NS and handles'
+ * flushes and tests send as without the offload: a kick is a system
+ * call in the issuing thread and a wake-up that takes a core. */
+#define SHR_UCX_OFFLOAD_IDLE_TURNS 4
+#define SHR_UCX_OFFLOAD_BACKOFF_NS 10000000u
+
+/* Records coalesced on every worker so far (a sum of clocks). */
+static uint64_t shr_ucx_pt_records(void)
+{
+    uint64_t n = 0;
+
+    pthread_mutex_lock(&shr_ucx.list_lock);
+    for (shr_ucx_worker_t *w = shr_ucx.dflt; w != NULL; w = w->next) {
+        n += __atomic_load_n(&w->agg_recs, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&shr_ucx.list_lock);
+    return n;
+}
+
+/* Waits until no record was added for SHR_UCX_OFFLOAD_SETTLE_NS (or for
+ * at most SHR_UCX_OFFLOAD_SETTLE_MAX_NS). */
+static void shr_ucx_pt_settle(void)
+{
+    uint64_t start = shr_ucx_pt_now(), t = start, recs = shr_ucx_pt_records();
+
+    for (;;) {
+        uint64_t now = shr_ucx_pt_now();
+        if (now - t < SHR_UCX_OFFLOAD_SETTLE_NS) {
+            shr_cpu_relax();
+            continue;
+        }
+        uint64_t r = shr_ucx_pt_records();
+        if (r == recs || now - start > SHR_UCX_OFFLOAD_SETTLE_MAX_NS) {
+            return;
+        }
+        recs = r;
+        t = now;
+    }
+}
+
+/* Drives every worker with buffers in flight until nothing more
+ * arrives, arms it and lists its event fd in fds[] (from index 2).
+ * The number of fds listed; -1 if something arrived meanwhile (drive
+ * again). */
+static int shr_ucx_pt_arm_all(struct pollfd *fds)
+{
+    int n = 2;
+    bool again = false;
+
+    pthread_mutex_lock(&shr_ucx.list_lock);
+    for (shr_ucx_worker_t *w = shr_ucx.dflt; w != NULL; w = w->next) {
+        if (__atomic_load_n(&w->agg_oldest, __ATOMIC_ACQUIRE) > w->pt_sent ||
+            pthread_mutex_trylock(&w->lock) != 0) {
+            continue; /* none of this thread's buffers in flight, or its thread drives it */
+        }
+        if (w->efd < 0) {
+            (void)ucp_worker_get_efd(w->worker, &w->efd);
+        }
+        while (ucp_worker_progress(w->worker) != 0) {
+        }
+        if (w->agg_oldest <= w->pt_sent && w->efd >= 0 && n < SHR_UCX_OFFLOAD_FDS) {
+            ucs_status_t st = ucp_worker_arm(w->worker);
+            again = again || st == UCS_ERR_BUSY;
+            if (st == UCS_OK) {
+                fds[n++] = (struct pollfd){.fd = w->efd, .events = POLLIN};
+            }
+        }
+        pthread_mutex_unlock(&w->lock);
+    }
+    pthread_mutex_unlock(&shr_ucx.list_lock);
+    return again ? -1 : n;
+}
+
+/* Drives the workers with this thread's buffers in flight once each
+ * (skipping those another thread holds); true while some are. */
+static bool shr_ucx_pt_drive_sent(void)
+{
+    bool left = false;
+
+    pthread_mutex_lock(&shr_ucx.list_lock);
+    for (shr_ucx_worker_t *w = shr_ucx.dflt; w != NULL; w = w->next) {
+        if (__atomic_load_n(&w->agg_oldest, __ATOMIC_ACQUIRE) > w->pt_sent) {
+            continue;
+        }
+        left = true;
+        if (pthread_mutex_trylock(&w->lock) == 0) {
+            ucp_worker_progress(w->worker);
+            pthread_mutex_unlock(&w->lock);
+        }
+    }
+    pthread_mutex_unlock(&shr_ucx.list_lock);
+    return left;
+}
+
+/* The offload's turn: settle, send, collect the replies, again while the
+ * program fills more.  True when asked to stop. */
+static bool shr_ucx_pt_offload(void)
+{
+    struct pollfd fds[SHR_UCX_OFFLOAD_FDS] = {
+        {.fd = shr_ucx_pt.stopfd, .events = POLLIN},
+        {.fd = shr_ucx_pt.kickfd, .events = POLLIN},
+    };
+    uint64_t kicks, seen = UINT64_MAX, sends = shr_ucx.pt_sends;
+
+    for (;;) {
+        uint64_t bufs = __atomic_load_n(&shr_ucx.offload_bufs, __ATOMIC_SEQ_CST);
+        if (bufs != seen) {
+            seen = bufs;
+            /* a worker held by its thread: it was filling after all */
+            for (int tries = 0; tries < 4; tries++) {
+                shr_ucx_pt_settle();
+                uint64_t before = shr_ucx.pt_sends;
+                bool left = shr_ucx_agg_flush_all(SHR_UCX_FLUSH_ALL);
+                if (shr_ucx.pt_sends != before) {
+                    shr_ucx_pt.offload_hot = shr_ucx_pt_now() + SHR_UCX_OFFLOAD_HOT_NS;
+                }
+                if (!left) {
+                    break;
+                }
+            }
+        }
+        if (shr_ucx_pt_now() < shr_ucx_pt.offload_hot) {
+            /* hot: the program offloads window after window; no kick
+             * (its system call) and no wake-up while it does */
+            (void)shr_ucx_pt_drive_sent();
+            if (__atomic_load_n(&shr_ucx_pt.stopping, __ATOMIC_RELAXED)) {
+                return true;
+            }
+            sched_yield();
+            continue;
+        }
+        int n = shr_ucx_pt_arm_all(fds);
+        if (n < 0) {
+            continue;
+        }
+        /* either the filler sees this flag or this thread its count */
+        __atomic_store_n(&shr_ucx_pt.offload_idle, true, __ATOMIC_SEQ_CST);
+        if (__atomic_load_n(&shr_ucx.offload_bufs, __ATOMIC_SEQ_CST) != seen) {
+            __atomic_store_n(&shr_ucx_pt.offload_idle, false, __ATOMIC_RELAXED);
+            continue; /* a handle began another buffer meanwhile */
+        }
+        if (n == 2) {
+            /* nothing in flight that this thread may drive: the turn is
+             * over; one that sent nothing counts towards the back-off */
+            if (shr_ucx.pt_sends != sends) {
+                shr_ucx_pt.offload_idle_turns = 0;
+            } else if (++shr_ucx_pt.offload_idle_turns >= SHR_UCX_OFFLOAD_IDLE_TURNS) {
+                shr_ucx_pt.offload_idle_turns = 0;
+                __atomic_store_n(&shr_ucx_pt.offload_idle, false, __ATOMIC_SEQ_CST);
+                __atomic_store_n(&shr_ucx.offload_live, false, __ATOMIC_RELAXED);
+                shr_ucx_pt.offload_resume = shr_ucx_pt_now() + SHR_UCX_OFFLOAD_BACKOFF_NS;
+            }
+            return false;
+        }
+        struct timespec ts = {.tv_sec = 0, .tv_nsec = SHR_UCX_AGG_AGE_NS};
+        if (ppoll(fds, (nfds_t)n, &ts, NULL) > 0) {
+            if (fds[0].revents != 0) {
+                return true;
+            }
+            if (fds[1].revents != 0) {
+                (void)!read(shr_ucx_pt.kickfd, &kicks, sizeof(kicks));
+            }
+        }
+    }
+}
+
+/* Ends the offload's back-off once it is over: kicks come again. */
+static void shr_ucx_pt_offload_resume(uint64_t now)
+{
+    if (shr_ucx_pt.offload_resume != 0 && now >= shr_ucx_pt.offload_resume) {
+        shr_ucx_pt.offload_resume = 0;
+        __atomic_store_n(&shr_ucx.offload_live, true, __ATOMIC_RELAXED);
+        __atomic_store_n(&shr_ucx_pt.offload_idle, true, __ATOMIC_SEQ_CST);
+    }
+}
+
+void shr_ucx_progress_thread_offload(void)
+{
+    __atomic_fetch_add(&shr_ucx.offload_bufs, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_exchange_n(&shr_ucx_pt.offload_idle, false, __ATOMIC_SEQ_CST)) {
+        uint64_t one = 1;
+        __atomic_store_n(&shr_ucx_pt.offload_due, true, __ATOMIC_RELAXED);
+        if (write(shr_ucx_pt.kickfd, &one, sizeof(one)) != sizeof(one)) {
+            shr_warn_once("progress thread: cannot wake it: %m");
+        }
+    }
+}
+
 /* Idle mode's sleep of `ms` milliseconds; true when asked to stop.  In one
  * piece (a first coalescing buffer's kick ends it), or, while buffers
  * fill, in slices of the age, sending those that outlived one. */
@@ -90,6 +303,7 @@ static bool shr_ucx_pt_idle_sleep(int ms)
 
     for (; now < end; now = shr_ucx_pt_now()) {
         uint64_t ns = end - now;
+        shr_ucx_pt_offload_resume(now);
         if (!shr_ucx_pt.watching) {
             /* either the filler sees this flag or this thread its count */
             __atomic_store_n(&shr_ucx_pt.sleeping_long, true, __ATOMIC_SEQ_CST);
@@ -114,6 +328,10 @@ static bool shr_ucx_pt_idle_sleep(int ms)
             (void)!read(shr_ucx_pt.kickfd, &kicks, sizeof(kicks));
             shr_ucx_pt.watching = true;
             seen = shr_ucx_pt_now();
+        }
+        if (__atomic_exchange_n(&shr_ucx_pt.offload_due, false, __ATOMIC_RELAXED) &&
+            shr_ucx_pt_offload()) {
+            return true;
         }
         if (shr_ucx_pt.watching) {
             now = shr_ucx_pt_now();
@@ -268,6 +486,7 @@ static void *shr_ucx_pt_main(void *arg)
         /* event mode: sleep until a peer's message (or stop) arrives; the
          * long timeout only re-checks whether the application came back */
         ev.data.fd = -1;
+        shr_ucx_pt_offload_resume(shr_ucx_pt_now());
         __atomic_store_n(&shr_ucx_pt.sleeping_long, true, __ATOMIC_SEQ_CST);
         int timeout_ms = 100;
         /* the program has been away for an interval: what it coalesced is
@@ -283,6 +502,10 @@ static void *shr_ucx_pt_main(void *arg)
         if (n > 0 && ev.data.fd == shr_ucx_pt.kickfd) {
             uint64_t kicks; /* the program issued: the activity check below sees it */
             (void)!read(shr_ucx_pt.kickfd, &kicks, sizeof(kicks));
+            if (__atomic_exchange_n(&shr_ucx_pt.offload_due, false, __ATOMIC_RELAXED) &&
+                shr_ucx_pt_offload()) {
+                break;
+            }
         }
         uint64_t now = __atomic_load_n(&shr_ucx.activity, __ATOMIC_RELAXED);
         if (now != seen) {
@@ -324,6 +547,7 @@ shr_status_t shr_ucx_progress_thread_start(const char *routine)
         goto err;
     }
     shr_ucx.dflt->must_lock = true;
+    shr_ucx_pt.offload_idle = true; /* kicked only with shr_ucx.offload */
     err = pthread_create(&shr_ucx_pt.thread, NULL, shr_ucx_pt_main, NULL);
     if (err != 0) {
         errno = err;
@@ -344,6 +568,7 @@ void shr_ucx_progress_thread_stop(void)
 {
     if (shr_ucx_pt.running) {
         uint64_t one = 1;
+        __atomic_store_n(&shr_ucx_pt.stopping, true, __ATOMIC_RELAXED);
         if (write(shr_ucx_pt.stopfd, &one, sizeof(one)) != sizeof(one)) {
             shr_warn("progress thread: cannot signal it to stop: %m");
         }
@@ -361,4 +586,10 @@ void shr_ucx_progress_thread_stop(void)
     shr_ucx_pt.efd = -1;
     shr_ucx_pt.sleeping_long = false;
     shr_ucx_pt.watching = false;
+    shr_ucx_pt.offload_idle = false;
+    shr_ucx_pt.offload_due = false;
+    shr_ucx_pt.offload_idle_turns = 0;
+    shr_ucx_pt.offload_resume = 0;
+    shr_ucx_pt.offload_hot = 0;
+    shr_ucx_pt.stopping = false;
 }

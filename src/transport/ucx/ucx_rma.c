@@ -51,7 +51,7 @@ void shr_ucx_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int
                     shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
-    shr_cmpl_t own = {0, 0};
+    shr_cmpl_t own = {0};
     ucs_status_t st;
 
     shr_ucx_lock(w);
@@ -69,7 +69,7 @@ void shr_ucx_get_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int
                     shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
-    shr_cmpl_t own = {0, 0};
+    shr_cmpl_t own = {0};
     ucs_status_t st;
 
     shr_ucx_lock(w);
@@ -157,7 +157,7 @@ void shr_ucx_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, ui
                     uint64_t cond, size_t size, int pe, shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
-    shr_cmpl_t own = {0, 0};
+    shr_cmpl_t own = {0};
     ucs_status_t st;
 
     /* CSWAP's reply buffer holds the new value on entry; an nbi fetch
@@ -224,7 +224,7 @@ static ucs_status_t shr_ucx_flush_post(shr_ucx_worker_t *w, const int *pes, size
 
 ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes)
 {
-    shr_cmpl_t flushes = {0, 0};
+    shr_cmpl_t flushes = {0};
     ucs_status_t st, done;
 
     shr_ucx_lock(w);
@@ -273,7 +273,7 @@ void shr_ucx_fence_op(shr_ctx_t *ctx)
 void shr_ucx_quiet_op(shr_ctx_t *ctx, const int *pes, size_t npes)
 {
     shr_ucx_worker_t *w;
-    shr_cmpl_t flushes = {0, 0}, *c;
+    shr_cmpl_t flushes = {0}, *c;
     ucs_status_t st, done;
 
     if (!shr_ucx.active) {
@@ -333,7 +333,9 @@ void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *c
         if (peer == NULL) {
             continue; /* never reached through this worker: nothing to complete */
         }
-        if (peer->agg != NULL) {
+        if (peer->agg != NULL && !shr_ucx_offloads(cmpl)) {
+            /* (offload: the progress thread sends it while the program
+             * computes; a wait's first round sends it if not) */
             shr_ucx_agg_send(w, peer, pe, false);
         }
         if (pes[i] < 0 || (!shared && !peer->dirty)) {
@@ -360,7 +362,9 @@ bool shr_ucx_test_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
     if (!shr_ucx_cmpl_done(cmpl)) {
         w = shr_ucx_ctx_worker(ctx);
         __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
-        shr_ucx_agg_poll();
+        if (!shr_ucx_offloads(cmpl)) {
+            shr_ucx_agg_poll(); /* (offload: the progress thread sends them) */
+        }
         shr_ucx_drive(w);
         if (w != shr_ucx.dflt) {
             shr_ucx_drive(shr_ucx.dflt);
@@ -383,7 +387,7 @@ bool shr_ucx_test_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
 bool shr_ucx_peek_op(const int *pes, size_t npes, const void *src, void *dest, size_t len)
 {
     shr_ucx_worker_t *w = shr_ucx.dflt;
-    shr_cmpl_t own = {0, 0};
+    shr_cmpl_t own = {0};
     bool posted = true;
 
     if (!shr_ucx.active) {
