@@ -4,7 +4,8 @@ namespace hosts (`hosts_req`), the default path beside merged handles, with
 the issue's targets.  Used by report.py like app_kernels and footprint."""
 import statistics
 
-JOBS = (("req", "one node, 2 PEs"), ("hosts_req", "two namespace hosts, 1 PE each (UCX over TCP)"))
+JOBS = (("req", "one node, 2 PEs"), ("hosts_req", "two namespace hosts, 1 PE each (UCX over TCP)"),
+        ("hosts_req_offload", "two namespace hosts, SHIMMER_PROGRESS_OFFLOAD=1 (opt-in)"))
 
 
 def _series(run, job, **key):
@@ -74,6 +75,8 @@ def why(run, job):
     """Measurements of the same run that explain each figure (the issue asks,
     for a missed target, to show why with a measurement)."""
     L = []
+    if job == "hosts_req_offload":
+        return why_offload(run)
     lat = {m: _one(run, job, "time_us", op="lat", mode=m) for m in ("put+quiet", "merged", "get", "inject")}
     fits = {m: _fit(run, job, m, 1) for m in ("default", "merged")}
     if job == "hosts_req":
@@ -164,6 +167,40 @@ def why(run, job):
     return L
 
 
+def _best_overlap(run, job, mode):
+    """(overlap %, size) of the best size, or None."""
+    pts = [(v.get("overlap_pct"), k["size"]) for k, v in _series(run, job, op="overlap", mode=mode)]
+    return max((p for p in pts if p[0] is not None), default=None)
+
+
+def why_offload(run):
+    """The offload beside the same run's hosts_req: what it overlaps, what it costs."""
+    L = []
+    on, off = "hosts_req_offload", "hosts_req"
+    fmt = lambda b: "%.0f %% (%d B)" % b if b else "not measured"
+    L.append("Overlap with the offload (the progress thread sends the window once the program "
+             "stops filling it and takes the reply, docs/requests.md \"Offload\"): merged %s, "
+             "merged + test %s; without it, same run: %s and %s. The computation is as long as "
+             "the window's communication, shorter than the thread's part of it (settle, send, "
+             "the peer's answer, the reply), and on this machine the thread, the computing PE "
+             "and the answering peer share its CPUs." % (
+                 fmt(_best_overlap(run, on, "merged")), fmt(_best_overlap(run, on, "merged+test")),
+                 fmt(_best_overlap(run, off, "merged")), fmt(_best_overlap(run, off, "merged+test"))))
+    cost = []
+    for w in (64, 512):
+        a = _one(run, on, "messages_per_s", op="rate", mode="merged", threads=1, window=w)
+        b = _one(run, off, "messages_per_s", op="rate", mode="merged", threads=1, window=w)
+        if a and b:
+            cost.append("window %d %.1f vs %.1f M msg/s" % (w, a / 1e6, b / 1e6))
+    lat = [(m, _one(run, on, "time_us", op="lat", mode=m), _one(run, off, "time_us", op="lat", mode=m))
+           for m in ("merged", "put+quiet")]
+    cost += ["%s %.1f vs %.1f us" % x for x in lat if x[1] and x[2]]
+    if cost:
+        L.append("Cost, merged at 1 thread with vs without: %s (a window waited for at once: "
+                 "the thread backs off after 4 turns with nothing to send)." % "; ".join(cost))
+    return L
+
+
 def targets(run, job):
     """[(figure, value, target, verdict)] of one placement (no verdicts in a smoke run)."""
     rows = _targets(run, job)
@@ -172,7 +209,7 @@ def targets(run, job):
 
 def _targets(run, job):
     rows = []
-    across = job == "hosts_req"
+    across = job.startswith("hosts_req")
     rate = lambda mode, t, w: _one(run, job, "messages_per_s", op="rate", mode=mode, threads=t, window=w)
     windows = sorted({k["window"] for k, _ in _series(run, job, op="rate")})
     if across:
@@ -265,7 +302,7 @@ def plots(run, outdir, plt):
     made = []
     for job, where in JOBS:
         rows = _series(run, job, op="rate")
-        if not rows:
+        if not rows or job == "hosts_req_offload":  # its figures are in the tables
             continue
         fig, axes = plt.subplots(1, 3, figsize=(15, 4.5))
         ax = axes[0]

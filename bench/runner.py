@@ -119,6 +119,7 @@ WAIT_MODES = ("auto", "spin", "yield", "nap", "monitor")   # SHIMMER_WAIT_MODE; 
 # one launch outlive the runner's 180 s at the 2-thread points, and a
 # timed-out launch loses every later figure (bandwidth, overlap, latency).
 REQ_HOSTS_ARGS = REQ_ARGS[:-1] + ["20000"]
+REQ_OFFLOAD_ARGS = ["-x", "rate,overlap,lat", "-t", "1", "-W", "64,512", "-m", "8:64k", "-i", "20000"]
 JOBS = [
     # machine limits: plain C, one process pair, run once per repetition
     job("memcpy_bw", "memcpy_bw", kind="limit", sets=VS_MPI),
@@ -166,6 +167,10 @@ JOBS = [
     job("req", "req", REQ_ARGS, sets=REQ, roles=("shimmer",), quick_args=REQ_QUICK),
     job("hosts_req", "req", REQ_HOSTS_ARGS, sets=REQ, roles=("shimmer",), hosts=2, quick_args=REQ_QUICK,
         timeout=900),
+    # the same across hosts with the opt-in offload (docs/requests.md
+    # "Offload"): overlap, and what it costs in rate and latency
+    job("hosts_req_offload", "req", REQ_OFFLOAD_ARGS, sets=REQ, roles=("shimmer",), hosts=2,
+        quick_args=REQ_QUICK, env={"SHIMMER_PROGRESS_OFFLOAD": "1"}),
 ] + [
     # the wait modes (issue 15 part 3, bench/wait.c): 2 PEs with a core each,
     # and 4 PEs on 2 cores (does the setter get its store done?)
@@ -424,8 +429,12 @@ def run_job(impl, j, binary, rep, rawdir, timeout, set_name, max_resumes=8):
                    SHIMMER_PROFILE_FILE=os.path.join(rawdir, "%s.r%d.prof" % (j["id"], rep)))
     if j["kind"] == "app":
         max_resumes = 0        # one figure per launch: nothing to resume after
-    if (j.get("env") or j.get("profile")) and j.get("hosts", 1) > 1:
-        raise ValueError("job %s: env across hosts needs -x in the launch" % j["id"])
+    if j.get("profile") and j.get("hosts", 1) > 1:
+        raise ValueError("job %s: a profile across hosts needs -x in the launch" % j["id"])
+    if j.get("env") and j.get("hosts", 1) > 1:
+        # mn_run.sh hands MN_X's VAR=VALUE words to every PE (its -x)
+        words = " ".join("%s=%s" % kv for kv in sorted(j["env"].items()))
+        env = dict(os.environ, MN_X=(os.environ.get("MN_X", "") + " " + words).strip())
     args = j["full_args"] if (set_name == "full" and j["full_args"] is not None) else j["args"]
     skip, part, crashed = 0, 0, False
     with open(final, "w", encoding="utf-8") as out:
