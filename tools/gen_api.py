@@ -478,6 +478,13 @@ def read_env():
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     rows = re.findall(r'SHR_ENV\(\s*(\w+),\s*(\w+),\s*(\w+),\s*(\w+),\s*"([^"]*)",\s*'
                       r'"([^"]*)",\s*(\w+),\s*((?:"[^"]*"\s*)+)\)', text)
+    # a row the pattern cannot read (e.g. \" in its help) must not vanish
+    # from the library's table and docs/env.md unnoticed
+    declared = re.findall(r"\bSHR_ENV\(\s*\w+,\s*(\w+)", text)
+    unread = sorted(set(declared) - {row[1] for row in rows})
+    if unread:
+        sys.exit("src/core/env.def: cannot read the row of %s; its strings may hold "
+                 "no double quote (write ' or a word instead)" % ", ".join(unread))
     for row in rows:
         if not re.match(r"(SHMEM|SHIMMER)_[A-Z0-9_]+$", row[1]):
             sys.exit("src/core/env.def: %s is not a SHMEM_ or SHIMMER_ variable" % row[1])
