@@ -495,8 +495,9 @@ static unsigned auto_wait_spin(void)
     return shr_g.oversubscribed ? 16 : 4096;
 }
 
-/* The spin of a wait among more of this PE's waiting threads than it has
- * spare CPUs: the one that will answer may need a waiter's core. */
+/* The spin of a wait among more of this PE's waiting threads than its own
+ * CPU and the machine's spare ones: the one that will answer may need a
+ * waiter's core. */
 static unsigned auto_wait_spin_crowded(void)
 {
     return shr_config.wait_spin >= 0 ? (unsigned)shr_config.wait_spin : 16;

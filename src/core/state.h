@@ -65,7 +65,7 @@ typedef struct shr_state {
     int spare_cpus;        /* CPUs of this PE's machine beyond one per PE there:
                               how many more of this PE's threads may spin at once */
     unsigned wait_spin_crowded; /* wait_spin when more of this PE's threads wait
-                                   than it has spare CPUs (the transport's waits) */
+                                   than 1 + spare_cpus (the transport's waits) */
     shr_wait_mode_t wait_mode; /* after the spin phase (SHIMMER_WAIT_MODE) */
     char wait_why[192];        /* why that mode (shimmer-info, SHMEM_INFO) */
 

@@ -128,8 +128,9 @@ static SHR_ALWAYS_INLINE void shr_ucx_drive(shr_ucx_worker_t *w)
  * thread to leave.  No lock is held between progress calls.
  * Like every wait (core/wait_inline.h) it polls shr_g.wait_spin times and
  * then yields the CPU each round: a peer on an oversubscribed machine may
- * need it to answer.  While more of this PE's threads wait than its
- * machine has spare CPUs (shr_ucx.waiters, counted by the waits that
+ * need it to answer.  While more of this PE's threads wait than its own
+ * CPU plus the machine's spare ones (shr_ucx.waiters > 1 +
+ * shr_g.spare_cpus; waiters is counted by the waits that
  * call this), it polls only shr_g.wait_spin_crowded times: 4 threads
  * spinning on 2 cores kept the answering PE off them for whole time
  * slices.  Counts as application activity (ucx_progress.c).
