@@ -77,13 +77,24 @@ static uint64_t shr_ucx_pt_now(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* Wakes the sleeping progress thread.  A failed eventfd write loses no
+ * data: the buffers it was told about still leave at the program's next
+ * wait, or at the thread's next look, only later. */
+static void shr_ucx_pt_wake(void)
+{
+    uint64_t one = 1;
+
+    if (write(shr_ucx_pt.kickfd, &one, sizeof(one)) != sizeof(one)) {
+        shr_warn_once("progress thread: cannot wake it (eventfd write: %m); coalesced "
+                      "operations may leave up to its interval late; set "
+                      "SHIMMER_REQ_COALESCE=0 if this repeats");
+    }
+}
+
 void shr_ucx_progress_thread_kick(void)
 {
     if (__atomic_exchange_n(&shr_ucx_pt.sleeping_long, false, __ATOMIC_SEQ_CST)) {
-        uint64_t one = 1;
-        if (write(shr_ucx_pt.kickfd, &one, sizeof(one)) != sizeof(one)) {
-            shr_warn_once("progress thread: cannot wake it: %m");
-        }
+        shr_ucx_pt_wake();
     }
 }
 
@@ -289,11 +300,8 @@ void shr_ucx_progress_thread_offload(void)
 {
     __atomic_fetch_add(&shr_ucx.offload_bufs, 1, __ATOMIC_SEQ_CST);
     if (__atomic_exchange_n(&shr_ucx_pt.offload_idle, false, __ATOMIC_SEQ_CST)) {
-        uint64_t one = 1;
         __atomic_store_n(&shr_ucx_pt.offload_due, true, __ATOMIC_RELAXED);
-        if (write(shr_ucx_pt.kickfd, &one, sizeof(one)) != sizeof(one)) {
-            shr_warn_once("progress thread: cannot wake it: %m");
-        }
+        shr_ucx_pt_wake();
     }
 }
 
