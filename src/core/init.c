@@ -688,6 +688,10 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     shr_g.wait_spin_crowded = auto_wait_spin_crowded();
     choose_wait_mode();
     size_t wide = shr_copy_select(shr_config.shm_copy);
+    if (wide == 0 && shr_config.shm_copy == SHR_SHM_COPY_AVX512 && shr_g.local_rank == 0) {
+        shr_warn_once("SHIMMER_SHM_COPY=avx512: this CPU has no AVX-512; puts and gets on this "
+                      "node copy with memcpy (unset it, or set auto)"); /* once per node, not per init */
+    }
     shr_debug(SHR_LOG_SHM, "puts and gets on this node copy up to %zu bytes of memcpy's rep "
               "movsb window with 64-byte moves", wide);
     shr_g.wait_sleep_after_ns = 1000ull * (uint64_t)(shr_config.wait_sleep_after >= 0
