@@ -69,11 +69,13 @@ _Static_assert(SHR_COPY_SKEW_MIN_LEN >= 128, "shr_copy_wide's shortest copy");
  * the next four issued before the stores of these (no load waits behind a
  * store to the same address modulo 4 KiB, as in shr_copy_skewed).  Bytes
  * the first or last move share with the blocks are stored twice; the last
- * move is the last store.  Measured on AMD EPYC (Zen 5), best of 5, ns per
- * copy, this against glibc 2.36's memcpy (rep movsb from 2113 bytes), (dest -
- * src) mod 4 KiB 0: 2304 B 8.6/15.9, 4 KiB 14.8/26.7, 16 KiB 58/92, 24 KiB
- * 90/136, but 32 KiB 312/180 (source and destination no longer fit in the
- * 48 KiB L1); skew 8: 4 KiB 20/35, skew 264: 22/29. */
+ * move is the last store.  Measured on AMD EPYC (Zen 5) by a copy loop
+ * outside the library, best of 5, ns per copy, this against glibc 2.36's
+ * memcpy (rep movsb from 2113 bytes); in the library, compare
+ * SHIMMER_SHM_COPY=memcpy|avx512 bench/run --only get_lat.  (dest - src)
+ * mod 4 KiB 0: 2304 B 8.6/15.9, 4 KiB 14.8/26.7, 16 KiB 58/92, 24 KiB 90/136,
+ * but 32 KiB 312/180 (source and destination no longer fit in the 48 KiB
+ * L1); skew 8: 4 KiB 20/35, skew 264: 22/29. */
 __attribute__((target("avx512f"))) static void shr_copy_wide(char *d, const char *s, size_t len)
 {
     __m512i first = _mm512_loadu_si512(s);
