@@ -30,6 +30,7 @@
 #include "transport/ucx/ucx_inline.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
@@ -54,6 +55,7 @@ static struct {
     int offload_idle_turns; /* turns in a row that found nothing to send */
     uint64_t offload_resume; /* kicks are off until then (ns; 0: they are on) */
     uint64_t offload_hot;   /* polls without sleeping until then (ns) */
+    uint64_t offload_sent;  /* sends the offload made (logged at stop: tests check it) */
     bool stopping;          /* the stop fd was written */
 } shr_ucx_pt = {.idle_ep = -1, .event_ep = -1, .stopfd = -1, .efd = -1, .kickfd = -1};
 
@@ -234,6 +236,7 @@ static bool shr_ucx_pt_offload(void)
                 uint64_t before = shr_ucx.pt_sends;
                 bool left = shr_ucx_agg_flush_all(SHR_UCX_FLUSH_ALL);
                 if (shr_ucx.pt_sends != before) {
+                    shr_ucx_pt.offload_sent += shr_ucx.pt_sends - before;
                     shr_ucx_pt.offload_hot = shr_ucx_pt_now() + SHR_UCX_OFFLOAD_HOT_NS;
                 }
                 if (!left) {
@@ -591,6 +594,10 @@ void shr_ucx_progress_thread_stop(void)
         }
         pthread_join(shr_ucx_pt.thread, NULL);
         shr_ucx_pt.running = false;
+        if (shr_ucx.offload) {
+            shr_debug(SHR_LOG_UCX, "progress thread: the offload sent buffers %" PRIu64 " times",
+                      shr_ucx_pt.offload_sent);
+        }
     }
     int *fds[] = {&shr_ucx_pt.idle_ep, &shr_ucx_pt.event_ep, &shr_ucx_pt.stopfd,
                   &shr_ucx_pt.kickfd};
@@ -608,5 +615,6 @@ void shr_ucx_progress_thread_stop(void)
     shr_ucx_pt.offload_idle_turns = 0;
     shr_ucx_pt.offload_resume = 0;
     shr_ucx_pt.offload_hot = 0;
+    shr_ucx_pt.offload_sent = 0;
     shr_ucx_pt.stopping = false;
 }
