@@ -350,11 +350,15 @@ def figures():
     F.append(Fig("barrier_2_cl", "barrier_all, 2 PEs (vs ping-pong)", "us",
                  L("coll_2", "latency_us", coll="barrier", api="active_set", npes=2, size=0), CL, CL_NOTE,
                  target=("limit", "<=", 3.0)))
-    # the slowest PE: the receiver, which needs at least one copy (the root's
-    # average alone is near 0, so the PEs' average is no bound of anything)
+    # the slowest PE (the PEs' average is no bound of anything): the 1 MiB
+    # must be copied, and two PEs may split that copy (Shimmer's active-set
+    # broadcast does: the root writes the last half while the receiver reads
+    # the first), so the bound is one core copying half of it; a whole 1 MiB
+    # memcpy was no bound (5.7 us measured against its 14.3)
     F.append(Fig("bcast_1M_memcpy", "broadcast 1 MiB, 2 PEs, slowest PE (vs memcpy)", "us",
                  L("coll_2", "max_us", coll="bcast", api="active_set", npes=2, size=1 << 20),
-                 L("memcpy_bw", "latency_us", op="get", size=1 << 20), "one 1 MiB memcpy", target=("limit", "<=", 2.0)))
+                 L("memcpy_bw", "latency_us", op="get", size=1 << 19),
+                 "one 512 KiB memcpy (each PE may copy half)", target=("limit", "<=", 2.0)))
     F.append(Fig("barrier_16", "barrier_all, 16 PEs on this machine", "us",
                  L("barrier_16", "latency_us", coll="barrier", api="active_set", npes=16, size=0),
                  target=("abs", "<=", 1000.0)))
