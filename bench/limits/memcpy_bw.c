@@ -1,7 +1,8 @@
 /*
  * memcpy_bw - machine limit: single-core copy, in the access pattern of
  * the put and get benchmarks it bounds: the fastest of glibc's memcpy,
- * on a CPU with AVX-512 a loop of 64-byte moves (which copies 4 KiB on
+ * for 1, 2, 4 and 8 bytes one move (as Shimmer's 8-byte put is), on a CPU
+ * with AVX-512 a loop of 64-byte moves (which copies 4 KiB on
  * AMD Zen 5 in half the time of glibc 2.36's rep movsb, and which an
  * implementation may use: Shimmer does, SHIMMER_SHM_COPY), and above 64
  * KiB memcpy in 64 KiB pieces (1 MiB there: 70 GB/s against memcpy's 59;
@@ -96,14 +97,21 @@ static bool has_vec64(void)
 }
 #endif
 
-enum { COPY_MEMCPY, COPY_VEC64, COPY_PIECES, COPY_KINDS };
+enum { COPY_MEMCPY, COPY_WORD, COPY_VEC64, COPY_PIECES, COPY_KINDS };
 enum { PIECE = 64 << 10 };
 
 /* One copy of kind `how` (COPY_*); with `fence`, completed: a full fence
  * after it. */
 static inline void copy_once(char *dst, const char *src, size_t size, int how, bool fence)
 {
-    if (how == COPY_VEC64) {
+    if (how == COPY_WORD) {               /* one move, as an 8-byte put or get may be */
+        switch (size) {
+        case 8: __builtin_memcpy(dst, src, 8); break;
+        case 4: __builtin_memcpy(dst, src, 4); break;
+        case 2: __builtin_memcpy(dst, src, 2); break;
+        default: __builtin_memcpy(dst, src, 1); break;
+        }
+    } else if (how == COPY_VEC64) {
         copy_vec64(dst, src, size);
     } else if (how == COPY_PIECES) {
         for (size_t off = 0; off < size; off += PIECE)
@@ -128,15 +136,17 @@ static double copies(char *dst, const char *src, size_t size, long iters, long w
     return bench_now_us() - t0;
 }
 
-/* The fastest copy of the kinds this size and CPU allow (the vector loop
- * from 64 bytes where the CPU has it, pieces above one piece): `iters`
- * copies; microseconds. */
+/* The fastest copy of the kinds this size and CPU allow (one move of 1,
+ * 2, 4 or 8 bytes, the vector loop from 64 bytes where the CPU has it,
+ * pieces above one piece): `iters` copies; microseconds. */
 static double best_copies(char *dst, const char *src, size_t size, long iters, long warm,
                           bool fence)
 {
     double t = copies(dst, src, size, iters, warm, COPY_MEMCPY, fence);
     for (int how = COPY_VEC64; how < COPY_KINDS; how++) {
-        if (how == COPY_VEC64 ? size < 64 || !has_vec64() : size <= PIECE)
+        bool word = size != 0 && size <= 8 && (size & (size - 1)) == 0;
+        if (how == COPY_WORD ? !word
+                             : how == COPY_VEC64 ? size < 64 || !has_vec64() : size <= PIECE)
             continue;
         double v = copies(dst, src, size, iters, warm, how, fence);
         if (v < t)
