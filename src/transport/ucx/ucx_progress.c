@@ -40,7 +40,7 @@
 #include "core/env.h"
 #include "util/log.h"
 
-static struct {
+typedef struct shr_ucx_pt {
     pthread_t thread;
     bool running;
     int idle_ep;            /* epoll set: the stop fd */
@@ -57,7 +57,12 @@ static struct {
     uint64_t offload_hot;   /* polls without sleeping until then (ns) */
     uint64_t offload_sent;  /* sends the offload made (logged at stop: tests check it) */
     bool stopping;          /* the stop fd was written */
-} shr_ucx_pt = {.idle_ep = -1, .event_ep = -1, .stopfd = -1, .efd = -1, .kickfd = -1};
+} shr_ucx_pt_t;
+
+/* The thread's state before start and after stop (no fd open). */
+#define SHR_UCX_PT_IDLE {.idle_ep = -1, .event_ep = -1, .stopfd = -1, .efd = -1, .kickfd = -1}
+
+static shr_ucx_pt_t shr_ucx_pt = SHR_UCX_PT_IDLE;
 
 /* A coalescing buffer nobody sent is sent by the thread once it has waited
  * one to two of these (ucx_agg.c's age flush): a program that spins on
@@ -289,6 +294,14 @@ static bool shr_ucx_pt_offload(void)
     }
 }
 
+/* Runs the offload's turn if a kick asked for one; true when asked to
+ * stop meanwhile. */
+static bool shr_ucx_pt_offload_if_due(void)
+{
+    return __atomic_exchange_n(&shr_ucx_pt.offload_due, false, __ATOMIC_RELAXED) &&
+           shr_ucx_pt_offload();
+}
+
 /* Ends the offload's back-off once it is over: kicks come again. */
 static void shr_ucx_pt_offload_resume(uint64_t now)
 {
@@ -346,8 +359,7 @@ static bool shr_ucx_pt_idle_sleep(int ms)
             shr_ucx_pt.watching = true;
             seen = shr_ucx_pt_now();
         }
-        if (__atomic_exchange_n(&shr_ucx_pt.offload_due, false, __ATOMIC_RELAXED) &&
-            shr_ucx_pt_offload()) {
+        if (shr_ucx_pt_offload_if_due()) {
             return true;
         }
         if (shr_ucx_pt.watching) {
@@ -522,8 +534,7 @@ static void *shr_ucx_pt_main(void *arg)
         if (n > 0 && ev.data.fd == shr_ucx_pt.kickfd) {
             uint64_t kicks; /* the program issued: the activity check below sees it */
             (void)!read(shr_ucx_pt.kickfd, &kicks, sizeof(kicks));
-            if (__atomic_exchange_n(&shr_ucx_pt.offload_due, false, __ATOMIC_RELAXED) &&
-                shr_ucx_pt_offload()) {
+            if (shr_ucx_pt_offload_if_due()) {
                 break;
             }
         }
@@ -607,14 +618,5 @@ void shr_ucx_progress_thread_stop(void)
             *fds[i] = -1;
         }
     }
-    shr_ucx_pt.efd = -1;
-    shr_ucx_pt.sleeping_long = false;
-    shr_ucx_pt.watching = false;
-    shr_ucx_pt.offload_idle = false;
-    shr_ucx_pt.offload_due = false;
-    shr_ucx_pt.offload_idle_turns = 0;
-    shr_ucx_pt.offload_resume = 0;
-    shr_ucx_pt.offload_hot = 0;
-    shr_ucx_pt.offload_sent = 0;
-    shr_ucx_pt.stopping = false;
+    shr_ucx_pt = (shr_ucx_pt_t)SHR_UCX_PT_IDLE; /* for the next init */
 }
