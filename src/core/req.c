@@ -265,9 +265,11 @@ void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
 {
     shr_req_t *p;
 
-    shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
-    if (len == 0) {
-        return;
+    if (!shr_rma_remote_is_valid(dest, len, src, pe)) {
+        shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
+        if (len == 0) {
+            return;
+        }
     }
     p = shr_req_part(fn, ctx, req_p);
     bool coalesced = req_coalesce() && shr_remote->coalesce_put(ctx, dest, src, len, pe, &p->cmpl);
@@ -280,9 +282,11 @@ void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
 void shr_req_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                       int pe, shr_req_t **req_p)
 {
-    shr_check_user_transfer(fn, "source", src, len, "dest", dest, pe);
-    if (len == 0) {
-        return;
+    if (!shr_rma_remote_is_valid(src, len, dest, pe)) {
+        shr_check_user_transfer(fn, "source", src, len, "dest", dest, pe);
+        if (len == 0) {
+            return;
+        }
     }
     shr_req_t *p = shr_req_part(fn, ctx, req_p);
     /* coalesced: the handle's wait sends the buffer, whose reply brings it */

@@ -174,18 +174,35 @@ static inline bool shr_rma_coalesces(const char *fn)
     return fn != NULL && (shr_remote_caps & SHR_REMOTE_CAP_COALESCE_ALL) != 0;
 }
 
-/* A transfer a program asked for (`fn` set) is checked first: the fast
- * path sends it here for a PE or length it would not take, too. */
+/* A remote transfer's checks: a program's (`fn` set) that the inline
+ * test passes needs nothing more; otherwise the always-on checks' cold
+ * half (the fast path sends a PE or length it would not take here too),
+ * then the symmetric end's segment.  False when there is nothing to move
+ * (len 0). */
+static SHR_ALWAYS_INLINE bool remote_transfer_is_due(const char *fn, const char *remote_name,
+                                                     const void *remote, size_t len,
+                                                     const char *local_name, const void *local,
+                                                     int pe)
+{
+    if (fn != NULL && shr_rma_remote_is_valid(remote, len, local, pe)) {
+        return true;
+    }
+    if (fn != NULL) {
+        shr_check_user_transfer(fn, remote_name, remote, len, local_name, local, pe);
+    }
+    if (len == 0) {
+        return false;
+    }
+    shr_rma_require_symmetric(fn, remote_name, remote, len);
+    return true;
+}
+
 void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                       int pe, bool nbi)
 {
-    if (fn != NULL) {
-        shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
-    }
-    if (len == 0) {
+    if (!remote_transfer_is_due(fn, "dest", dest, len, "source", src, pe)) {
         return;
     }
-    shr_rma_require_symmetric(fn, "dest", dest, len);
     if (shr_rma_coalesces(fn) && shr_remote->coalesce_put(ctx, dest, src, len, pe, &ctx->cmpl)) {
         return;
     }
@@ -195,13 +212,9 @@ void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
 void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                       int pe, bool nbi)
 {
-    if (fn != NULL) {
-        shr_check_user_transfer(fn, "source", src, len, "dest", dest, pe);
-    }
-    if (len == 0) {
+    if (!remote_transfer_is_due(fn, "source", src, len, "dest", dest, pe)) {
         return;
     }
-    shr_rma_require_symmetric(fn, "source", src, len);
     if (shr_rma_coalesces(fn)) {
         /* a record whose data the buffer's reply brings; a blocking one
          * sends the buffer at once (one round trip, with the puts before) */

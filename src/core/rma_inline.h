@@ -179,6 +179,27 @@ SHR_COLD void shr_rma_iget_slow(const char *fn, shr_ctx_t *ctx, void *dest, cons
 SHR_COLD void shr_rma_require_symmetric(const char *fn, const char *what, const void *addr,
                                         size_t len);
 
+/* A program's transfer to or from a PE shr_user_ptr did not map (a
+ * remote one) that passes every always-on check: pe is a PE of the job,
+ * [remote, remote+len) lies in the user's part of one segment, len is not
+ * 0 and `local` is not NULL.  The slow paths test this inline and call
+ * the checks' cold half only when it fails (a remote put spent ~110
+ * instructions there).  No state is written. */
+static SHR_ALWAYS_INLINE bool shr_rma_remote_is_valid(const void *remote, size_t len,
+                                                      const void *local, int pe)
+{
+    if ((unsigned)pe >= (unsigned)shr_g.n_pes || len == 0 || local == NULL) {
+        return false;
+    }
+    for (int s = 0; s < SHR_SEG_COUNT; s++) {
+        uintptr_t off = (uintptr_t)remote - shr_g.seg[s].base;
+        if (off < shr_g.seg[s].user_size) {
+            return len <= shr_g.seg[s].user_size - off;
+        }
+    }
+    return false;
+}
+
 /* Where [addr, addr+len) of `pe` is mapped here, or NULL (see the contract). */
 static SHR_ALWAYS_INLINE void *shr_rma_map(const char *fn, const void *addr, size_t len, int pe)
 {
