@@ -251,6 +251,30 @@ void shr_req_note_pe(shr_req_t *part, int pe, bool coalesced)
 
 /* ---- the operations that reach the remote transport ---- */
 
+/* shr_req_note_pe, inline when the PE is the one noted last (a window
+ * to one PE: noted at its first operation). */
+static SHR_ALWAYS_INLINE void req_note_pe(shr_req_t *part, int pe, bool coalesced)
+{
+    int entry = coalesced ? SHR_REQ_PE_COALESCED(pe) : pe;
+
+    if (SHR_LIKELY(part->npes != 0 && part->pes[part->npes - 1] == entry)) {
+        return;
+    }
+    shr_req_note_pe(part, pe, coalesced);
+}
+
+/* shr_req_part, inline when the handle's first part is ctx's (a window
+ * of one context's operations: every one after the first). */
+static SHR_ALWAYS_INLINE shr_req_t *req_part(const char *fn, shr_ctx_t *ctx, shr_req_t **req_p)
+{
+    shr_req_t *head = *req_p;
+
+    if (SHR_LIKELY(head != NULL && head->ctx == ctx) && !SHR_CHECKS_ON()) {
+        return head;
+    }
+    return shr_req_part(fn, ctx, req_p);
+}
+
 /* The transport may coalesce small operations of handles (its puts need
  * the target anyway: TCP); a put, put-with-signal or non-fetching AMO is
  * then offered to it first, and its PE noted for the flush that sends the
@@ -271,12 +295,12 @@ void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
             return;
         }
     }
-    p = shr_req_part(fn, ctx, req_p);
+    p = req_part(fn, ctx, req_p);
     bool coalesced = req_coalesce() && shr_remote->coalesce_put(ctx, dest, src, len, pe, &p->cmpl);
     if (!coalesced) {
         shr_remote->put(ctx, dest, src, len, pe, &p->cmpl);
     }
-    shr_req_note_pe(p, pe, coalesced);
+    req_note_pe(p, pe, coalesced);
 }
 
 void shr_req_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
@@ -288,10 +312,10 @@ void shr_req_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
             return;
         }
     }
-    shr_req_t *p = shr_req_part(fn, ctx, req_p);
+    shr_req_t *p = req_part(fn, ctx, req_p);
     /* coalesced: the handle's wait sends the buffer, whose reply brings it */
     if (req_coalesce() && shr_remote->coalesce_get(ctx, dest, src, len, pe, &p->cmpl)) {
-        shr_req_note_pe(p, pe, true);
+        req_note_pe(p, pe, true);
         return;
     }
     shr_remote->get(ctx, dest, src, len, pe, &p->cmpl);
@@ -314,7 +338,7 @@ void shr_req_strided_slow(const char *fn, shr_ctx_t *ctx, bool put, void *dest, 
     if (len == 0 || nblocks == 0) {
         return;
     }
-    p = shr_req_part(fn, ctx, req_p);
+    p = req_part(fn, ctx, req_p);
     for (size_t i = 0; i < nblocks; i++) {
         char *d = (char *)dest + (ptrdiff_t)i * dst * (ptrdiff_t)elem;
         const char *s = (const char *)src + (ptrdiff_t)i * sst * (ptrdiff_t)elem;
@@ -327,7 +351,7 @@ void shr_req_strided_slow(const char *fn, shr_ctx_t *ctx, bool put, void *dest, 
         }
     }
     if (put) {
-        shr_req_note_pe(p, pe, false);
+        req_note_pe(p, pe, false);
     }
 }
 
@@ -338,14 +362,14 @@ void shr_req_amo_slow(const char *fn, shr_ctx_t *ctx, shr_amo_op_t op, void *fet
 
     shr_check_user_transfer(fn, "dest", dest, size, NULL, NULL, pe);
     shr_check_aligned(fn, "dest", dest, size);
-    p = shr_req_part(fn, ctx, req_p);
+    p = req_part(fn, ctx, req_p);
     bool coalesced = fetch == NULL && req_coalesce() &&
                      shr_remote->coalesce_amo(ctx, op, dest, value, size, pe, &p->cmpl);
     if (!coalesced) {
         shr_remote->amo(ctx, op, fetch, dest, value, cond, size, pe, &p->cmpl);
     }
     if (fetch == NULL) {
-        shr_req_note_pe(p, pe, coalesced); /* a fetching one is complete once its value is here */
+        req_note_pe(p, pe, coalesced); /* a fetching one is complete once its value is here */
     }
 }
 
@@ -358,13 +382,13 @@ void shr_req_put_signal_slow(const char *fn, shr_ctx_t *ctx, void *dest, const v
     shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
     shr_check_user_transfer(fn, "sig_addr", sig_addr, sizeof(uint64_t), NULL, NULL, pe);
     shr_check_aligned(fn, "sig_addr", sig_addr, sizeof(uint64_t));
-    p = shr_req_part(fn, ctx, req_p);
+    p = req_part(fn, ctx, req_p);
     bool coalesced = req_coalesce() && shr_remote->coalesce_put_signal(ctx, dest, src, len, sig_addr,
                                                                        signal, sig_op, pe, &p->cmpl);
     if (!coalesced) {
         shr_remote->put_signal(ctx, dest, src, len, sig_addr, signal, sig_op, pe, &p->cmpl);
     }
-    shr_req_note_pe(p, pe, coalesced);
+    req_note_pe(p, pe, coalesced);
 }
 
 /* ---- completion ---- */
