@@ -304,7 +304,7 @@ static shr_ucx_peer_t *agg_peer(shr_ucx_worker_t *w, int pe)
 {
     shr_ucx_peer_t *peer = w->peers[pe];
 
-    __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
+    shr_ucx_touch();
     return SHR_LIKELY(peer != NULL) ? peer : shr_ucx_peer_connect(w, pe);
 }
 
@@ -313,7 +313,11 @@ static unsigned char *rec_put(unsigned char *p, uint64_t raddr, const void *src,
     shr_ucx_rec_t rec = {.addr = raddr, .len = (uint32_t)len, .kind = SHR_UCX_REC_PUT};
 
     memcpy(p, &rec, sizeof(rec));
-    memcpy(p + sizeof(rec), src, len);
+    if (len == sizeof(uint64_t)) {
+        memcpy(p + sizeof(rec), src, sizeof(uint64_t)); /* one move, no call */
+    } else {
+        memcpy(p + sizeof(rec), src, len);
+    }
     return p + sizeof(rec) + SHR_UCX_PAD8(len);
 }
 
@@ -330,12 +334,14 @@ static unsigned char *rec_amo(unsigned char *p, uint64_t raddr, shr_amo_op_t op,
 
 /* Locks ctx's worker (*w_p) and reserves `bytes` of pe's buffer
  * (agg_reserve); the caller writes the records, then unlocks *w_p. */
-static unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes, size_t get_bytes,
-                                shr_cmpl_t *cmpl, shr_ucx_worker_t **w_p,
-                                shr_ucx_peer_t **peer_p)
+static SHR_ALWAYS_INLINE unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes,
+                                                  size_t get_bytes, shr_cmpl_t *cmpl,
+                                                  shr_ucx_worker_t **w_p,
+                                                  shr_ucx_peer_t **peer_p)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
     shr_ucx_peer_t *peer;
+    shr_ucx_agg_t *a;
 
     if (SHR_UNLIKELY(!w->must_lock) && (cmpl == &ctx->cmpl || (shr_ucx.offload && cmpl->handle))) {
         /* a default-path operation (or any, with the offload) on a
@@ -346,6 +352,26 @@ static unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes, size_t get
         __atomic_store_n(&w->must_lock, true, __ATOMIC_RELEASE);
     } else {
         shr_ucx_lock(w);
+        /* every record of a window after its first: the buffer exists,
+         * has room and counts cmpl already (its last object: the
+         * window's), and its worker is counted for the progress rule --
+         * a bump of its length and of two clocks, nothing else */
+        peer = w->peers[pe];
+        if (SHR_LIKELY(peer != NULL) && (a = peer->agg) != NULL &&
+            SHR_LIKELY(a->cmpl[a->n_cmpl - 1] == cmpl) &&
+            SHR_LIKELY(a->len + bytes <= shr_ucx.agg_bytes &&
+                       a->get_len + get_bytes <= shr_ucx.agg_bytes) &&
+            SHR_LIKELY(w->agg_counted || !w->must_lock ||
+                       !(shr_ucx.coalesce_all || shr_ucx.offload))) {
+            unsigned char *p = (unsigned char *)(a->msg + 1) + a->len;
+            shr_ucx_touch();
+            __atomic_store_n(&w->agg_recs, w->agg_recs + 1, __ATOMIC_RELAXED);
+            a->len += bytes;
+            a->get_len += get_bytes;
+            *w_p = w;
+            *peer_p = peer;
+            return p;
+        }
     }
     peer = agg_peer(w, pe);
     *w_p = w;
