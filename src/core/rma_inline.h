@@ -134,6 +134,26 @@ static SHR_ALWAYS_INLINE void shr_copy_get(void *dest, const void *src, size_t l
     memcpy(dest, src, len);
 }
 
+/* `s`, as a value the CPU computes from `d` (user addresses are below 2^63),
+ * so that a copy's loads issue only once its destination's address is
+ * known.  In a flood of puts to a mapped peer the destination comes from
+ * loads (the segment table, peer_base[pe]) while the source is at hand: the
+ * next put's loads ran ahead of the last put's stores, whose addresses were
+ * not yet known, and where they matched modulo 4 KiB (page-aligned buffers)
+ * the CPU took them for a dependence and stalled them.  AMD EPYC (Zen 5),
+ * 64 puts then quiet, ns per put: 128 B 7.1 -> 3.4, 256 B 12.4 -> 4.5,
+ * 512 B 14.5 -> 6.2 (the copy alone, its destination in a register: 2.9,
+ * 3.7, 5.5). */
+static SHR_ALWAYS_INLINE const char *shr_copy_src_after(const char *s, const char *d)
+{
+#if defined(__x86_64__)
+    return s + ((uintptr_t)d >> 63);
+#else
+    (void)d;
+    return s;
+#endif
+}
+
 /* Copies into memory another PE may be watching, storing every byte once.
  * glibc's memcpy covers a short or ragged range with overlapping head and
  * tail blocks (8 bytes are two 8-byte stores to the same place): a PE that
@@ -148,6 +168,7 @@ static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t 
     const char *s = (const char *)src;
 
     if (len > 32) {
+        s = shr_copy_src_after(s, d);
         shr_move_once(d, s, 8);
         if (SHR_UNLIKELY(shr_copy_is_in_window(len - 16))) {
             shr_copy_window(d + 8, s + 8, len - 16);
