@@ -111,8 +111,16 @@ static void *coll_thread(void *arg)
     return NULL;
 }
 
-static void emit(bench_t *b, const char *op, const char *mode, size_t size, long threads,
-                 long window, double rate, double mbps, double lat, double overlap, bool ok)
+/* An overlap row's window, phase by phase (us per window): the issue,
+ * the test (merged+test), the wait after the computation; 0 in the
+ * other rows. */
+typedef struct phases {
+    double issue, test, wait;
+} phases_t;
+
+static void emit_phases(bench_t *b, const char *op, const char *mode, size_t size, long threads,
+                        long window, double rate, double mbps, double lat, double overlap,
+                        const phases_t *ph, bool ok)
 {
     bench_row_begin(b);
     bench_col_str(b, "op", op);
@@ -124,8 +132,17 @@ static void emit(bench_t *b, const char *op, const char *mode, size_t size, long
     bench_col_num(b, "MBps", mbps);
     bench_col_num(b, "time_us", lat);
     bench_col_num(b, "overlap_pct", overlap);
+    bench_col_num(b, "issue_us", ph != NULL ? ph->issue : 0);
+    bench_col_num(b, "test_us", ph != NULL ? ph->test : 0);
+    bench_col_num(b, "wait_us", ph != NULL ? ph->wait : 0);
     bench_col_bool(b, "valid", ok);
     bench_row_end(b);
+}
+
+static void emit(bench_t *b, const char *op, const char *mode, size_t size, long threads,
+                 long window, double rate, double mbps, double lat, double overlap, bool ok)
+{
+    emit_phases(b, op, mode, size, threads, window, rate, mbps, lat, overlap, NULL, ok);
 }
 
 /* T threads on PE 0 run `fn` (or, for collectives, on every PE); PE 0's
@@ -185,7 +202,7 @@ int main(int argc, char **argv)
         .title = "merged request handles vs default completion: rate, bandwidth, overlap, "
                  "latency, multithreaded collectives",
         .columns = "op: mode: size:B threads: window: messages_per_s:1/s MBps:MB/s time_us:us "
-                   "overlap_pct:% valid:",
+                   "overlap_pct:% issue_us:us test_us:us wait_us:us valid:",
         .min_size = 8, .max_size = 65536,
         .iters = 200000, .min_iters = 64, .budget = (size_t)128 << 20,
         .windows = "1,8,64,512", .min_pes = 2,
@@ -278,6 +295,7 @@ int main(int argc, char **argv)
                 if (!bench_point(&b, "op=overlap mode=%s size=%zu", mode, size))
                     continue;
                 double pct = 0, total = 0;
+                phases_t ph = {0, 0, 0};
                 shmem_barrier_all();
                 if (b.me == 0) {
                     double t0 = bench_now_us();
@@ -297,6 +315,7 @@ int main(int argc, char **argv)
                     t0 = bench_now_us();
                     for (long k = 0; k < reps; k++) {
                         shmemx_req_t r = SHMEMX_REQ_NULL;
+                        double x0 = bench_now_us();
                         for (long i = 0; i < w; i++) {
                             char *d = dst + (size_t)i * (size > SLOT ? size : SLOT);
                             if (m)
@@ -304,20 +323,30 @@ int main(int argc, char **argv)
                             else
                                 shmem_putmem_nbi(d, src, size, 1);
                         }
+                        double x1 = bench_now_us();
                         if (mm == 2)
                             (void)shmemx_req_test(&r);
+                        double x2 = bench_now_us();
                         compute(n);
+                        double x3 = bench_now_us();
                         if (m)
                             shmemx_req_wait(&r);
                         else
                             shmem_quiet();
+                        ph.issue += x1 - x0;
+                        ph.test += x2 - x1;
+                        ph.wait += bench_now_us() - x3;
                     }
                     total = (bench_now_us() - t0) / (double)reps;
+                    ph.issue /= (double)reps;
+                    ph.test /= (double)reps;
+                    ph.wait /= (double)reps;
                     pct = t_comm > 0 ? 100.0 * (1.0 - (total - t_compute) / t_comm) : 0;
                     pct = pct < 0 ? 0 : pct > 100 ? 100 : pct; /* noise beyond none / full */
                 }
                 shmem_barrier_all();
-                emit(&b, "overlap", mode, size, 1, w, 0, 0, total, pct, bench_all_ok(&b, true));
+                emit_phases(&b, "overlap", mode, size, 1, w, 0, 0, total, pct, &ph,
+                            bench_all_ok(&b, true));
             }
         }
     }

@@ -131,7 +131,8 @@ def why(run, job):
                      "CPU's work, which no completion scheme overlaps with its computation." % (
                          best["merged"][1], best["merged"][0],
                          "%.0f %% (%d B)" % (best["default"][1], best["default"][0]) if best["default"] else "—",
-                         share, "%.0f %% at %d B" % (t[1], t[0]) if t else "not measured",
+                         share, "%.0f %% at %d B%s" % (t[1], t[0], _phases(run, job, "merged+test", (t[1], t[0])))
+                         if t else "not measured",
                          "as long as an 8 B put alone, %.1f us" % inj if inj else "not measured"))
     else:
         windows = sorted({k["window"] for k, _ in _series(run, job, op="rate")})
@@ -173,18 +174,33 @@ def _best_overlap(run, job, mode):
     return max((p for p in pts if p[0] is not None), default=None)
 
 
+def _phases(run, job, mode, best):
+    """Where the window of the best overlap point went (bench/req.c's
+    issue_us, test_us, wait_us), as a clause, or ""."""
+    if not best:
+        return ""
+    g = lambda m: _one(run, job, m, op="overlap", mode=mode, size=best[1])
+    total, issue, test, wait = g("time_us"), g("issue_us"), g("test_us"), g("wait_us")
+    if None in (total, issue, test, wait):
+        return ""
+    return (" (a window of %.1f us: issuing %.1f, %scomputing %.1f, the wait after it %.1f)" % (
+        total, issue, "the test %.1f, " % test if mode == "merged+test" else "",
+        total - issue - test - wait, wait))
+
+
 def why_offload(run):
     """The offload beside the same run's hosts_req: what it overlaps, what it costs."""
     L = []
     on, off = "hosts_req_offload", "hosts_req"
     fmt = lambda b: "%.0f %% (%d B)" % b if b else "not measured"
+    bm, bt = _best_overlap(run, on, "merged"), _best_overlap(run, on, "merged+test")
     L.append("Overlap with the offload (the progress thread sends the window once the program "
-             "stops filling it and takes the reply, docs/requests.md \"Offload\"): merged %s, "
-             "merged + test %s; without it, same run: %s and %s. The computation is as long as "
+             "stops filling it and takes the reply, docs/requests.md \"Offload\"): merged %s%s, "
+             "merged + test %s%s; without it, same run: %s and %s. The computation is as long as "
              "the window's communication, shorter than the thread's part of it (settle, send, "
              "the peer's answer, the reply), and on this machine the thread, the computing PE "
              "and the answering peer share its CPUs." % (
-                 fmt(_best_overlap(run, on, "merged")), fmt(_best_overlap(run, on, "merged+test")),
+                 fmt(bm), _phases(run, on, "merged", bm), fmt(bt), _phases(run, on, "merged+test", bt),
                  fmt(_best_overlap(run, off, "merged")), fmt(_best_overlap(run, off, "merged+test"))))
     cost = []
     for w in (64, 512):
