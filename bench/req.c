@@ -12,6 +12,11 @@
  *               100 * (1 - (t_total - t_compute) / t_comm);
  *               mode=merged+test also calls shmemx_req_test once after the
  *               issue (it posts the handle's flushes) before computing;
+ *               each row also says where a window's time went (issue_us,
+ *               test_us, wait_us);
+ *   op=overlap_idle (only with -x) the same while PE 1, the target, sleeps
+ *               instead of waiting in a barrier: its progress thread
+ *               serves the windows, and its main thread takes no CPU;
  *   op=lat      one 8 B put completed by its handle vs putmem + quiet;
  *               beside them, to explain the two: mode=get, a blocking 8 B
  *               get (one round trip, what a flush costs) and mode=inject,
@@ -28,6 +33,7 @@
 #include <pthread.h>
 #include <shmemx.h>
 #include <string.h>
+#include <time.h>
 
 #define SLOT 64
 
@@ -187,6 +193,21 @@ static double run_threads(bench_t *b, job_t *proto, long nthr, void *(*fn)(void 
     return us;
 }
 
+/* Set by PE 0 on PE 1 when an overlap_idle point is measured. */
+static long idle_done;
+
+/* Sleeps until *flag is set (by another PE), calling nothing of the
+ * library: this PE's progress thread serves its peers meanwhile. Resets
+ * it. */
+static void sleep_until_set(long *flag)
+{
+    struct timespec ts = {0, 1000000};
+
+    while (__atomic_load_n(flag, __ATOMIC_ACQUIRE) == 0)
+        nanosleep(&ts, NULL);
+    *flag = 0;
+}
+
 static double compute(long n)
 {
     volatile double x = 1.0;
@@ -285,18 +306,25 @@ int main(int argc, char **argv)
         }
     }
 
-    /* ---- overlap: window of 64 puts of each size, compute, complete ---- */
-    if (bench_has_op(&b, "overlap")) {
+    /* ---- overlap: window of 64 puts of each size, compute, complete;
+     * overlap_idle: the same while PE 1 sleeps instead of waiting in the
+     * barrier (its progress thread serves the windows) ---- */
+    for (int idle = 0; idle < 2; idle++) {
+        const char *op = idle ? "overlap_idle" : "overlap";
+        if (!bench_has_op(&b, op))
+            continue;
         BENCH_FOR_SIZES(&b, size) {
             long reps = bench_iters(&b, size) / 64 + 1, w = 64;
             for (int mm = 0; mm < 3; mm++) {
                 int m = mm > 0; /* 2: merged, the flushes posted by a test before computing */
                 const char *mode = mm == 2 ? "merged+test" : modes[m];
-                if (!bench_point(&b, "op=overlap mode=%s size=%zu", mode, size))
+                if (!bench_point(&b, "op=%s mode=%s size=%zu", op, mode, size))
                     continue;
                 double pct = 0, total = 0;
                 phases_t ph = {0, 0, 0};
                 shmem_barrier_all();
+                if (b.me == 1 && idle)
+                    sleep_until_set(&idle_done);
                 if (b.me == 0) {
                     double t0 = bench_now_us();
                     for (long k = 0; k < reps; k++)
@@ -343,9 +371,11 @@ int main(int argc, char **argv)
                     ph.wait /= (double)reps;
                     pct = t_comm > 0 ? 100.0 * (1.0 - (total - t_compute) / t_comm) : 0;
                     pct = pct < 0 ? 0 : pct > 100 ? 100 : pct; /* noise beyond none / full */
+                    if (idle)
+                        shmem_long_atomic_set(&idle_done, 1, 1);
                 }
                 shmem_barrier_all();
-                emit_phases(&b, "overlap", mode, size, 1, w, 0, 0, total, pct, &ph,
+                emit_phases(&b, op, mode, size, 1, w, 0, 0, total, pct, &ph,
                             bench_all_ok(&b, true));
             }
         }

@@ -168,18 +168,18 @@ def why(run, job):
     return L
 
 
-def _best_overlap(run, job, mode):
+def _best_overlap(run, job, mode, op="overlap"):
     """(overlap %, size) of the best size, or None."""
-    pts = [(v.get("overlap_pct"), k["size"]) for k, v in _series(run, job, op="overlap", mode=mode)]
+    pts = [(v.get("overlap_pct"), k["size"]) for k, v in _series(run, job, op=op, mode=mode)]
     return max((p for p in pts if p[0] is not None), default=None)
 
 
-def _phases(run, job, mode, best):
+def _phases(run, job, mode, best, op="overlap"):
     """Where the window of the best overlap point went (bench/req.c's
     issue_us, test_us, wait_us), as a clause, or ""."""
     if not best:
         return ""
-    g = lambda m: _one(run, job, m, op="overlap", mode=mode, size=best[1])
+    g = lambda m: _one(run, job, m, op=op, mode=mode, size=best[1])
     total, issue, test, wait = g("time_us"), g("issue_us"), g("test_us"), g("wait_us")
     if None in (total, issue, test, wait):
         return ""
@@ -202,6 +202,15 @@ def why_offload(run):
              "and the answering peer share its CPUs." % (
                  fmt(bm), _phases(run, on, "merged", bm), fmt(bt), _phases(run, on, "merged+test", bt),
                  fmt(_best_overlap(run, off, "merged")), fmt(_best_overlap(run, off, "merged+test"))))
+    im, it = (_best_overlap(run, on, m, "overlap_idle") for m in ("merged", "merged+test"))
+    if im or it:
+        L.append("With the target asleep instead of waiting in a barrier (overlap_idle: its "
+                 "progress thread serves the windows, its main thread leaves the second CPU to "
+                 "this PE's progress thread): merged %s%s, merged + test %s%s. The target's "
+                 "wake-ups make its answer slower, so each window's communication is longer "
+                 "too; what stays in sight is this PE's issue and the end of the wait." % (
+                     fmt(im), _phases(run, on, "merged", im, "overlap_idle"),
+                     fmt(it), _phases(run, on, "merged+test", it, "overlap_idle")))
     cost = []
     for w in (64, 512):
         a = _one(run, on, "messages_per_s", op="rate", mode="merged", threads=1, window=w)
@@ -295,7 +304,7 @@ def markdown(run, plot_files):
                 op, k.get("mode", ""), k.get("threads", ""), ws,
                 _fmt(v.get("messages_per_s"), "msg/s") if v.get("messages_per_s") else "",
                 _fmt(v.get("MBps")) if v.get("MBps") else "", _fmt(v.get("time_us")) if v.get("time_us") else "",
-                _fmt(v.get("overlap_pct"), "%") if op == "overlap" else ""))
+                _fmt(v.get("overlap_pct"), "%") if op.startswith("overlap") else ""))
         L.append("")
         for p in plot_files:
             if p.startswith("req_%s" % job):

@@ -119,7 +119,7 @@ WAIT_MODES = ("auto", "spin", "yield", "nap", "monitor")   # SHIMMER_WAIT_MODE; 
 # one launch outlive the runner's 180 s at the 2-thread points, and a
 # timed-out launch loses every later figure (bandwidth, overlap, latency).
 REQ_HOSTS_ARGS = REQ_ARGS[:-1] + ["20000"]
-REQ_OFFLOAD_ARGS = ["-x", "rate,overlap,lat", "-t", "1", "-W", "64,512", "-m", "8:64k", "-i", "20000"]
+REQ_OFFLOAD_ARGS = ["-x", "rate,overlap,overlap_idle,lat", "-t", "1", "-W", "64,512", "-m", "8:64k", "-i", "20000"]
 JOBS = [
     # machine limits: plain C, one process pair, run once per repetition
     job("memcpy_bw", "memcpy_bw", kind="limit", sets=VS_MPI),
