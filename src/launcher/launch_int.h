@@ -36,8 +36,8 @@ typedef struct {
     bool verbose;           /* -v: say what oshrun decides */
 } shr_launch_opts_t;
 
-/* --bind-to: auto binds each PE to its own core when there are enough
- * cores (as mpirun does), and leaves oversubscribed jobs unbound. */
+/* --bind-to: auto binds each PE to one core: its own when there are
+ * enough cores, else consecutive PEs share one (place.c says why). */
 enum { SHR_LAUNCH_BIND_AUTO, SHR_LAUNCH_BIND_CORE, SHR_LAUNCH_BIND_SOCKET, SHR_LAUNCH_BIND_NONE };
 /* --map-by: which core PE i gets (place.c) */
 enum { SHR_LAUNCH_MAP_CORE, SHR_LAUNCH_MAP_SOCKET, SHR_LAUNCH_MAP_NODE, SHR_LAUNCH_MAP_PPR };
@@ -55,7 +55,7 @@ bool shr_launch_topology_init(shr_launch_topology_t *topo);
 void shr_launch_topology_fini(shr_launch_topology_t *topo);
 /* PE `rank` of `npes`: fills *set and returns true when it is to be bound;
  * `what` says where it runs, for --report-bindings ("bound to CPU 3 (core 3
- * of socket 0)", "not bound (more PEs than cores)"). */
+ * of socket 0)", "not bound"). */
 bool shr_launch_place(const shr_launch_topology_t *topo, const shr_launch_opts_t *opts,
                       int npes, int rank, cpu_set_t *set, char *what, size_t what_len);
 

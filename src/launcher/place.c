@@ -84,10 +84,13 @@ void shr_launch_topology_fini(shr_launch_topology_t *topo)
 }
 
 /* The index of PE `rank`'s core under the mapping. */
-static int shr_launch_core_of(const shr_launch_topology_t *topo, int map, int rank)
+static int shr_launch_core_of(const shr_launch_topology_t *topo, int map, int npes, int rank)
 {
     if (map != SHR_LAUNCH_MAP_SOCKET || topo->nsockets < 2) {
-        return rank % topo->ncores; /* core, node, ppr: consecutive cores */
+        /* core, node, ppr: consecutive cores; more PEs than cores:
+         * consecutive PEs share a core (0..k-1 on the first, ...) */
+        return npes <= topo->ncores ? rank % topo->ncores
+                                    : (int)((long)rank * topo->ncores / npes);
     }
     /* round robin over sockets, then the next core of that socket */
     int socket_no = rank % topo->nsockets, nth = rank / topo->nsockets, first = 0, count = 0;
@@ -107,15 +110,17 @@ bool shr_launch_place(const shr_launch_topology_t *topo, const shr_launch_opts_t
     int bind = opts->bind;
 
     if (bind == SHR_LAUNCH_BIND_AUTO) {
-        /* as mpirun: a core each when they fit, else let the kernel balance */
-        bind = npes <= topo->ncores ? SHR_LAUNCH_BIND_CORE : SHR_LAUNCH_BIND_NONE;
+        /* a core each when they fit; more PEs than cores share them, a
+         * block of consecutive PEs a core (--map-by), where mpirun leaves
+         * them to the kernel, which stacks waiting PEs that yield onto
+         * one core (docs/launcher.md, "More PEs than cores") */
+        bind = SHR_LAUNCH_BIND_CORE;
     }
     if (bind == SHR_LAUNCH_BIND_NONE || topo->ncores == 0) {
-        snprintf(what, what_len, "not bound%s",
-                 opts->bind == SHR_LAUNCH_BIND_AUTO ? " (more PEs than cores)" : "");
+        snprintf(what, what_len, "not bound");
         return false;
     }
-    const shr_launch_core_t *core = &topo->cores[shr_launch_core_of(topo, opts->map, rank)];
+    const shr_launch_core_t *core = &topo->cores[shr_launch_core_of(topo, opts->map, npes, rank)];
     CPU_ZERO(set);
     if (bind == SHR_LAUNCH_BIND_SOCKET) {
         for (int i = 0; i < topo->ncores; i++) {

@@ -6,6 +6,7 @@ Each case is independent: its own temporary directory, removed afterwards.
 Exit status: 0 pass, 1 fail, 77 skip (ctest's SKIP_RETURN_CODE).
 """
 import os
+import re
 import shutil
 import signal
 import stat
@@ -130,8 +131,9 @@ def ranks(c):
 
 @case
 def bind_to_core(c):
-    """With enough cores each PE gets its own; oversubscribed or --bind-to none
-    leaves them all; a bad value is a usage error."""
+    """With enough cores each PE gets its own; oversubscribed, consecutive PEs
+    share a core; --bind-to none leaves them all; a bad value is a usage
+    error."""
     allowed = sorted(os.sched_getaffinity(0))
     show = ["sh", "-c", "grep Cpus_allowed_list /proc/self/status"]
 
@@ -143,8 +145,11 @@ def bind_to_core(c):
         check(r.rc == 0 and len(set(cpus_of(r))) == 2 and all("-" not in x and "," not in x
                                                               for x in cpus_of(r)),
               "-n 2 on %d CPUs: each PE on its own core" % len(allowed), r)
-    r = c.run(["-n", str(len(allowed) + 1)] + show)
-    check(r.rc == 0 and len(set(cpus_of(r))) == 1, "oversubscribed PEs stay unbound", r)
+    r = c.run(["-n", str(len(allowed) + 1), "--report-bindings"] + show)
+    where = dict(re.findall(r"PE (\d+) \(pid \d+\) bound to CPUs? (\S+)", r.err))
+    check(r.rc == 0 and len(where) == len(allowed) + 1 and where["0"] == where["1"] and
+          (len(allowed) == 1 or len(set(where.values())) > 1),
+          "oversubscribed: PEs 0 and 1 share a core, the others go on", r)
     r = c.run(["--bind-to", "none", "-n", "1"] + show)
     check(r.rc == 0 and len(allowed) == 1 or "-" in r.out or "," in r.out,
           "--bind-to none leaves the PE unbound", r)
