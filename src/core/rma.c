@@ -57,8 +57,23 @@ void shr_copy_skewed(void *dest, const void *src, size_t len)
     shr_copy_short(d, s, len);
 }
 
-/* The longest copy shr_copy_window gives the vector loop (0: none). */
+/* The longest copy shr_copy_window gives the vector loop (0: none), and
+ * the shortest it copies in pieces (SIZE_MAX: none). */
 static size_t copy_wide_max;
+static size_t copy_pieces_min = SIZE_MAX;
+
+/* glibc 2.36's memcpy in 64 KiB pieces: on AMD EPYC (Zen 5) one call from
+ * 1 MiB on is slower than the same bytes in pieces (each still rep movsb),
+ * page-aligned buffers, one core, a get flood's copy (test program, best of
+ * 3, GB/s whole/pieces): 512 KiB 112/110, 1 MiB 58/69, 2 MiB 55/65, 4 MiB
+ * 63/65, 8 MiB 56/61, 16 MiB 33/41, 32 MiB 25/30. */
+static void shr_copy_pieces(char *d, const char *s, size_t len)
+{
+    for (; len > SHR_COPY_PIECE; len -= SHR_COPY_PIECE, d += SHR_COPY_PIECE, s += SHR_COPY_PIECE) {
+        shr_memcpy_call(d, s, SHR_COPY_PIECE);
+    }
+    shr_memcpy_call(d, s, len);
+}
 
 #if defined(__x86_64__)
 _Static_assert(SHR_COPY_SKEW_MIN_LEN >= 128, "shr_copy_wide's shortest copy");
@@ -125,8 +140,16 @@ void shr_copy_window(void *dest, const void *src, size_t len)
         return;
     }
 #endif
-    if (shr_copy_is_skewed(dest, src, len)) {
-        shr_copy_skewed(dest, src, len);
+    uintptr_t skew = ((uintptr_t)dest - (uintptr_t)src) & (SHR_COPY_SKEW_PAGE - 1);
+
+    if (skew - 1 < SHR_COPY_SKEW_MAX) {
+        /* rep movsb in pieces would crawl on every one of them */
+        if (shr_copy_is_in_window(len)) {
+            shr_copy_skewed(dest, src, len);
+            return;
+        }
+    } else if (len >= copy_pieces_min) {
+        shr_copy_pieces(dest, src, len);
         return;
     }
     shr_memcpy_call(dest, src, len);
@@ -139,6 +162,7 @@ SHR_PLUGIN_EXPORT(copy_window);
 size_t shr_copy_select(int mode)
 {
     copy_wide_max = 0;
+    copy_pieces_min = SIZE_MAX;
 #if defined(__x86_64__)
     __builtin_cpu_init();
     if (mode == SHR_SHM_COPY_MEMCPY || !__builtin_cpu_supports("avx512f") ||
@@ -148,6 +172,7 @@ size_t shr_copy_select(int mode)
     long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
 
     copy_wide_max = (l1 > 0 ? (size_t)l1 : (size_t)32 << 10) / 2;
+    copy_pieces_min = SHR_COPY_SKEW_END_LEN;
 #else
     (void)mode;
 #endif

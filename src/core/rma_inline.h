@@ -88,24 +88,28 @@ static SHR_ALWAYS_INLINE void shr_copy_short(char *d, const char *s, size_t len)
 #define SHR_COPY_SKEW_MAX 31u                /* (dest - src) mod 4 KiB in 1..this */
 #define SHR_COPY_SKEW_MIN_LEN 2049u          /* memcpy's rep movsb from here */
 #define SHR_COPY_SKEW_END_LEN (1u << 20)     /* ... to here (glibc: the L2 size) */
+#define SHR_COPY_PIECE (64u << 10)           /* shr_copy_window's pieces from 1 MiB */
 
 /* Copies len (>= 16) bytes, each byte stored once, loading each 64-byte
  * block before storing the previous one, so that no load waits behind a
  * store to the same address modulo 4 KiB.  Thread-safe; core/rma.c. */
 void shr_copy_skewed(void *dest, const void *src, size_t len);
 
-/* A copy whose length lies in memcpy's rep movsb window (below): where
- * rep movsb is slow.  On a CPU with 64-byte vector moves (SHIMMER_SHM_COPY,
- * shr_copy_select) a copy whose source and destination fit in half the L1
- * data cache goes through a loop of them (twice as fast on AMD Zen 5: the
- * figures and their command above shr_copy_wide); else a skewed one
- * through shr_copy_skewed, the rest through memcpy.  Interior bytes may be stored twice, as memcpy's are.
- * Thread-safe; core/rma.c. */
+/* A copy from 2 KiB (shr_copy_is_long), where glibc's memcpy uses rep
+ * movsb, which is slow on AMD Zen.  On a CPU with 64-byte vector moves
+ * (SHIMMER_SHM_COPY, shr_copy_select) a copy whose source and destination
+ * fit in half the L1 data cache goes through a loop of them (twice as fast
+ * on AMD Zen 5: the figures and their command above shr_copy_wide), and on
+ * those CPUs a copy from 1 MiB on, unskewed, through memcpy in 64 KiB
+ * pieces (above shr_copy_pieces); else a skewed one below 1 MiB through
+ * shr_copy_skewed, the rest through memcpy.  Interior bytes may be stored
+ * twice, as memcpy's are.  Thread-safe; core/rma.c. */
 void shr_copy_window(void *dest, const void *src, size_t len) SHR_PLUGIN_IMPORT(copy_window);
 
 /* Chooses the copy of shr_copy_window once, at init, for SHIMMER_SHM_COPY
- * (`mode`: SHR_SHM_COPY_*); until then shr_copy_window never takes the
- * vector loop.  Returns the longest copy the vector loop takes (0: none).
+ * (`mode`: SHR_SHM_COPY_*); until then shr_copy_window takes neither the
+ * vector loop nor the pieces.  Returns the longest copy the vector loop
+ * takes (0: none, and no pieces).
  * Not thread-safe: call before any transfer. */
 size_t shr_copy_select(int mode);
 
@@ -113,6 +117,14 @@ size_t shr_copy_select(int mode);
 static SHR_ALWAYS_INLINE bool shr_copy_is_in_window(size_t len)
 {
     return len - SHR_COPY_SKEW_MIN_LEN < SHR_COPY_SKEW_END_LEN - SHR_COPY_SKEW_MIN_LEN;
+}
+
+/* Does shr_copy_window take a copy of len bytes?  From 2 KiB to 2 GiB (a
+ * bound that fits in a compare's immediate, so that the test is the same
+ * instructions as shr_copy_is_in_window's; memcpy beyond). */
+static SHR_ALWAYS_INLINE bool shr_copy_is_long(size_t len)
+{
+    return len - SHR_COPY_SKEW_MIN_LEN < (1u << 31) - SHR_COPY_SKEW_MIN_LEN;
 }
 
 /* Would memcpy(dest, src, len) crawl on 4 KiB aliasing (see above)? */
@@ -123,11 +135,11 @@ static SHR_ALWAYS_INLINE bool shr_copy_is_skewed(const void *dest, const void *s
     return skew - 1 < SHR_COPY_SKEW_MAX && shr_copy_is_in_window(len);
 }
 
-/* A get's copy: memcpy, or shr_copy_window in memcpy's rep movsb window
- * (a constant length below the window keeps memcpy's inline moves). */
+/* A get's copy: memcpy, or shr_copy_window from 2 KiB on (a constant
+ * length below that keeps memcpy's inline moves). */
 static SHR_ALWAYS_INLINE void shr_copy_get(void *dest, const void *src, size_t len)
 {
-    if (SHR_UNLIKELY(shr_copy_is_in_window(len))) {
+    if (SHR_UNLIKELY(shr_copy_is_long(len))) {
         shr_copy_window(dest, src, len);
         return;
     }
@@ -170,7 +182,7 @@ static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t 
     if (len > 32) {
         s = shr_copy_src_after(s, d);
         shr_move_once(d, s, 8);
-        if (SHR_UNLIKELY(shr_copy_is_in_window(len - 16))) {
+        if (SHR_UNLIKELY(shr_copy_is_long(len - 16))) {
             shr_copy_window(d + 8, s + 8, len - 16);
         } else {
             shr_memcpy_call(d + 8, s + 8, len - 16);
