@@ -87,7 +87,7 @@ void shr_coll_alltoall_eager(shr_coll_t *c, const shr_coll_args_t *a)
     for (int k = 1; k < n; k++) {
         int m = shr_coll_rel(c, n - k); /* the one that sent to us first */
         size_t i = shr_coll_slot_of(m, me);
-        shr_coll_slot_wait(c, i, sw);
+        shr_coll_slot_wait_from(c, m, sw);
         copy_block(dest_block(a, m), a->dst, shr_coll_slot_payload(c, i, sw), 1, a);
         shr_coll_slot_clear(c, i, sw, bytes);
     }

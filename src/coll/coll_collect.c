@@ -75,7 +75,7 @@ static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
     }
     /* every size, then every offset */
     for (int m = 0; m < n; m++) {
-        lens[m] = m == me ? a->len : shr_coll_slot_wait(c, shr_coll_slot_of(m, me), sw) - 1;
+        lens[m] = m == me ? a->len : shr_coll_slot_wait_from(c, m, sw) - 1;
     }
     size_t off = 0;
     for (int m = 0; m < n; m++) {

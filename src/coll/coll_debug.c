@@ -13,6 +13,7 @@
  * a slow PE is not an error, and the report repeats every timeout.
  */
 #include <inttypes.h>
+#include <sched.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -135,11 +136,65 @@ static SHR_COLD void hang_report(shr_coll_t *c, uint64_t waited_ns)
              missing > listed ? ", ..." : "");
 }
 
-uint64_t shr_coll_wait_slow(shr_coll_t *c, const uint64_t *addr, uint64_t value)
+/* How long a wait polls while the member it waits for runs on another CPU
+ * (PEs outnumbering CPUs): about two of heat2d's steps at 4 PEs. */
+#define SHR_COLL_POLL_RUNNING_NS 10000u
+
+/* This PE's word that tells peers whether it runs (shr_coll_state_t). */
+static uint64_t *running_word(void)
+{
+    return &shr_team_world->sync[SHR_CS_RUNNING];
+}
+
+/* Does member `from` run, on a CPU other than this PE's?  Its word says
+ * so until it yields in a collective's wait; a member on this PE's CPU
+ * cannot run while this PE does, and needs it to yield. */
+static bool runs_elsewhere(const shr_coll_t *c, int from)
+{
+    const uint64_t *word = shr_ptr(running_word(), shr_coll_wpe(c, from));
+    uint64_t cpu = word != NULL ? __atomic_load_n(word, __ATOMIC_RELAXED) : 0;
+
+    return cpu != 0 && cpu != (uint64_t)sched_getcpu() + 1;
+}
+
+/* PEs outnumbering CPUs: poll while `from` runs elsewhere, for at most
+ * SHR_COLL_POLL_RUNNING_NS; its signal then comes without a yield, and the
+ * PEs sharing this CPU, which yielded it to this one, are not handed it back
+ * only to find this wait's answer not there yet. */
+static bool poll_while_running(const shr_coll_t *c, const uint64_t *addr, uint64_t value,
+                               int from, uint64_t *seen_p)
+{
+    uint64_t start = 0, seen;
+
+    for (unsigned round = 0; runs_elsewhere(c, from); round++) {
+        for (int i = 0; i < 16; i++) {
+            if ((seen = __atomic_load_n(addr, __ATOMIC_ACQUIRE)) >= value) {
+                *seen_p = seen;
+                return true;
+            }
+            shr_cpu_relax();
+        }
+        uint64_t now = now_ns();
+        start = round == 0 ? now : start;
+        if (now - start >= SHR_COLL_POLL_RUNNING_NS) {
+            break;
+        }
+    }
+    return false;
+}
+
+uint64_t shr_coll_wait_slow(shr_coll_t *c, const uint64_t *addr, uint64_t value, int from)
 {
     shr_waiter_t waiter = SHR_WAITER_ON(NULL, addr, sizeof(*addr));
     uint64_t seen, since = 0;
     unsigned checked = 0;
+
+    if (shr_g.oversubscribed) {
+        if (from >= 0 && poll_while_running(c, addr, value, from, &seen)) {
+            return seen;
+        }
+        __atomic_store_n(running_word(), 0, __ATOMIC_RELAXED);
+    }
 
     /* a collective has nothing to overlap with its wait: when PEs outnumber
      * cores, the PE it waits for may need this very core, so yield at once
@@ -163,6 +218,9 @@ uint64_t shr_coll_wait_slow(shr_coll_t *c, const uint64_t *addr, uint64_t value)
                 since = now;
             }
         }
+    }
+    if (shr_g.oversubscribed) {
+        __atomic_store_n(running_word(), (uint64_t)sched_getcpu() + 1, __ATOMIC_RELAXED);
     }
     return seen;
 }

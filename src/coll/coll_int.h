@@ -122,6 +122,9 @@ typedef struct shr_coll_state {
     uint64_t last_free;  /* every member has left every call numbered <= this */
     uint64_t locality;   /* 0 unknown, 1 all members local, 2 some remote */
     uint64_t hier;       /* 0 unknown, 1 hierarchical (coll_hier.c), 2 flat */
+    uint64_t running;    /* WORLD's, PEs outnumbering CPUs: 0 while this PE
+                            yields in a collective's wait, else 1 + the CPU
+                            it left its last one on (peers read it) */
 } shr_coll_state_t;
 
 /* The debug line "the call this PE is in", read by peers on a hang: a
@@ -133,6 +136,7 @@ typedef struct shr_coll_dbg_line {
     uint64_t aset_kind;  /* active set: kind + 1 while inside */
     uint64_t aset_psync; /* active set: pSync as (segment << 56 | offset) */
 } shr_coll_dbg_line_t;
+#define SHR_CS_RUNNING     SHR_WORD_OF(shr_coll_state_t, running)
 #define SHR_DBG_KIND       SHR_WORD_OF(shr_coll_dbg_line_t, kind)
 #define SHR_DBG_SEQ        SHR_WORD_OF(shr_coll_dbg_line_t, seq)
 #define SHR_DBG_EPOCH      SHR_WORD_OF(shr_coll_dbg_line_t, epoch)
@@ -220,15 +224,23 @@ static inline int shr_coll_rel(const shr_coll_t *c, int k)
 }
 
 /* Waits until *addr >= value (local memory), through the wait primitive;
- * in debug mode reports the members that have not arrived every
- * SHIMMER_HANG_TIMEOUT seconds. */
-uint64_t shr_coll_wait_slow(shr_coll_t *c, const uint64_t *addr, uint64_t value);
+ * `from` is the member whose signal completes it, or -1 (several, or not
+ * known): when PEs outnumber CPUs, a wait for one member polls while that
+ * member runs on another CPU, and yields otherwise.  In debug mode reports
+ * the members that have not arrived every SHIMMER_HANG_TIMEOUT seconds. */
+uint64_t shr_coll_wait_slow(shr_coll_t *c, const uint64_t *addr, uint64_t value, int from);
+
+static SHR_ALWAYS_INLINE uint64_t shr_coll_wait_from(shr_coll_t *c, const uint64_t *addr,
+                                                     uint64_t value, int from)
+{
+    uint64_t seen = __atomic_load_n(addr, __ATOMIC_ACQUIRE);
+    return seen >= value ? seen : shr_coll_wait_slow(c, addr, value, from);
+}
 
 static SHR_ALWAYS_INLINE uint64_t shr_coll_wait_ge(shr_coll_t *c, const uint64_t *addr,
                                                    uint64_t value)
 {
-    uint64_t seen = __atomic_load_n(addr, __ATOMIC_ACQUIRE);
-    return seen >= value ? seen : shr_coll_wait_slow(c, addr, value);
+    return shr_coll_wait_from(c, addr, value, -1);
 }
 
 /* Adds `v` to word `w` of member's copy of the call's words.  Earlier puts
@@ -316,6 +328,9 @@ void shr_coll_slot_send(shr_coll_t *c, int member, size_t i, size_t sw, uint64_t
 uint64_t shr_coll_slot_recv(shr_coll_t *c, size_t i, size_t sw, void *out, size_t len);
 /* My slot i's payload, after shr_coll_slot_wait; shr_coll_slot_clear ends it. */
 uint64_t shr_coll_slot_wait(shr_coll_t *c, size_t i, size_t sw);
+/* Waits for my compact slot from member `from` (shr_coll_slot_of), whose
+ * header it returns. */
+uint64_t shr_coll_slot_wait_from(shr_coll_t *c, int from, size_t sw);
 static inline const void *shr_coll_slot_payload(const shr_coll_t *c, size_t i, size_t sw)
 {
     return SHR_COLL_SLOT(c, i, sw);

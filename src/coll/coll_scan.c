@@ -67,7 +67,7 @@ void shr_coll_scan_eager(shr_coll_t *c, const shr_coll_args_t *a)
     for (int m = 0; m < terms; m++) {
         const void *y = a->src;
         if (m != me) {
-            shr_coll_slot_wait(c, shr_coll_slot_of(m, me), sw);
+            shr_coll_slot_wait_from(c, m, sw);
             y = shr_coll_slot_payload(c, shr_coll_slot_of(m, me), sw);
         }
         if (m == 0) {

@@ -44,6 +44,13 @@ uint64_t shr_coll_slot_wait(shr_coll_t *c, size_t i, size_t sw)
     return shr_coll_wait_ge(c, &SHR_COLL_SLOT(c, i, sw)[sw - 1], 1);
 }
 
+uint64_t shr_coll_slot_wait_from(shr_coll_t *c, int from, size_t sw)
+{
+    size_t i = shr_coll_slot_of(from, c->team->my_pe);
+
+    return shr_coll_wait_from(c, &SHR_COLL_SLOT(c, i, sw)[sw - 1], 1, from);
+}
+
 void shr_coll_slot_clear(shr_coll_t *c, size_t i, size_t sw, size_t len)
 {
     uint64_t *slot = SHR_COLL_SLOT(c, i, sw);
