@@ -155,7 +155,13 @@ static SHR_ALWAYS_INLINE void shr_copy_get(void *dest, const void *src, size_t l
  * the CPU took them for a dependence and stalled them.  AMD EPYC (Zen 5),
  * 64 puts then quiet, ns per put: 128 B 7.1 -> 3.4, 256 B 12.4 -> 4.5,
  * 512 B 14.5 -> 6.2 (the copy alone, its destination in a register: 2.9,
- * 3.7, 5.5). */
+ * 3.7, 5.5).  The price is the data-then-flag ping-pong (put_lat's
+ * pingpong_us), half round trip 256 B 52.2 -> 57.1 ns, 512 B 53.6 -> 61.9
+ * (8 B and 64 B alike), and any wait pays it: loads waiting on the head's
+ * 8-byte load instead of the destination kept the flood and the cost, the
+ * head alone waiting lost the flood, a prefetch of the source did not
+ * help.  The segment table and peer_base are private to the process (no
+ * line shared with what the peer writes).  Commands: bench/README.md. */
 static SHR_ALWAYS_INLINE const char *shr_copy_src_after(const char *s, const char *d)
 {
 #if defined(__x86_64__)
