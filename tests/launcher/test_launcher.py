@@ -147,11 +147,14 @@ def bind_to_core(c):
               "-n 2 on %d CPUs: each PE on its own core" % len(allowed), r)
     r = c.run(["-n", str(len(allowed) + 1), "--report-bindings"] + show)
     where = dict(re.findall(r"PE (\d+) \(pid \d+\) bound to CPUs? (\S+)", r.err))
+    # the PEs' own masks, not only the report: as many cores as it names
     check(r.rc == 0 and len(where) == len(allowed) + 1 and where["0"] == where["1"] and
-          (len(allowed) == 1 or len(set(where.values())) > 1),
+          (len(allowed) == 1 or len(set(where.values())) > 1) and
+          len(cpus_of(r)) == len(allowed) + 1 and
+          len(set(cpus_of(r))) == len(set(where.values())),
           "oversubscribed: PEs 0 and 1 share a core, the others go on", r)
     r = c.run(["--bind-to", "none", "-n", "1"] + show)
-    check(r.rc == 0 and len(allowed) == 1 or "-" in r.out or "," in r.out,
+    check(r.rc == 0 and (len(allowed) == 1 or "-" in r.out or "," in r.out),
           "--bind-to none leaves the PE unbound", r)
     r = c.run(["--bind-to", "hwthread", "-n", "1", "true"])
     check(r.rc == 2 and "--bind-to 'hwthread': expected core, socket or none" in r.err,
