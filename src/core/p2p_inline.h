@@ -76,6 +76,19 @@ static SHR_ALWAYS_INLINE bool shr_p2p_test(const void *ivar, int cmp, const void
                            shr_p2p_value(value, size, is_signed), is_signed);
 }
 
+/* The polling half of shr_p2p_wait_until, for a constant `cmp`. */
+static SHR_ALWAYS_INLINE uint64_t shr_p2p_spin(const void *ivar, int cmp, uint64_t want,
+                                               size_t size, bool is_signed)
+{
+    shr_waiter_t waiter = SHR_WAITER_ON(NULL, ivar, size);
+    uint64_t seen;
+
+    do {
+        shr_waiter_pause(&waiter);
+    } while (!shr_p2p_compare(cmp, seen = shr_p2p_load(ivar, size, is_signed), want, is_signed));
+    return seen;
+}
+
 /* Waits until ivar (cmp) value holds; returns the value that satisfied it
  * (widened to 64 bits), which may differ from what ivar holds by now. */
 static SHR_ALWAYS_INLINE uint64_t shr_p2p_wait_until(const void *ivar, int cmp,
@@ -89,11 +102,17 @@ static SHR_ALWAYS_INLINE uint64_t shr_p2p_wait_until(const void *ivar, int cmp,
     if (SHR_LIKELY(shr_p2p_compare(cmp, seen, want, is_signed))) {
         return seen; /* satisfied at once: no waiter to set up */
     }
-    shr_waiter_t waiter = SHR_WAITER_ON(NULL, ivar, size);
-    do {
-        shr_waiter_pause(&waiter);
-    } while (!shr_p2p_compare(cmp, seen = shr_p2p_load(ivar, size, is_signed), want, is_signed));
-    return seen;
+    /* one loop per comparison, not a jump-table branch in every poll: the
+     * word's change is seen sooner (8 B put + flag ping-pong 46 -> 38 ns,
+     * shmem_signal_wait_until's 45 -> 38 ns on Zen 5: the commit says how) */
+    switch (cmp) {
+    case SHMEM_CMP_EQ: return shr_p2p_spin(ivar, SHMEM_CMP_EQ, want, size, is_signed);
+    case SHMEM_CMP_NE: return shr_p2p_spin(ivar, SHMEM_CMP_NE, want, size, is_signed);
+    case SHMEM_CMP_GT: return shr_p2p_spin(ivar, SHMEM_CMP_GT, want, size, is_signed);
+    case SHMEM_CMP_GE: return shr_p2p_spin(ivar, SHMEM_CMP_GE, want, size, is_signed);
+    case SHMEM_CMP_LT: return shr_p2p_spin(ivar, SHMEM_CMP_LT, want, size, is_signed);
+    default:           return shr_p2p_spin(ivar, SHMEM_CMP_LE, want, size, is_signed);
+    }
 }
 
 typedef enum { SHR_WAIT_ALL, SHR_WAIT_ANY, SHR_WAIT_SOME } shr_wait_kind_t;
