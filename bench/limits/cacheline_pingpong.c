@@ -5,7 +5,11 @@
  *                   (with pause) on the other's: the bare line transfer;
  *   mode=data_flag  8 bytes of data in one line, then the flag in another,
  *                   as a put-then-flag ping-pong does.
- * Each figure is the best of 6 timed trials: a limit is the best case.  The
+ * Each figure is the best of 16 timed trials, 50 ms apart: a limit is the
+ * best case, and a VM's two vCPUs can sit near or far apart on the host
+ * from one moment to the next (on the 2-vCPU EPYC VM the same loop reads
+ * 28, ~50 or ~240 ns within seconds; 6 trials back to back read 51 ns
+ * while the put ping-pong it bounds read 45 in the same run).  The
  * trials alternate between the two processes pinned to different CPUs and
  * left to the scheduler (-t 0: never pinned): pinned is best on an idle
  * machine, but on a busy one a pinned process cannot leave a CPU another
@@ -16,7 +20,10 @@
 
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
+#define TRIALS 16
+#define TRIAL_GAP_NS 50000000L /* 50 ms between trials: see above */
 #define LINE 128      /* two 64-byte lines: no adjacent-line prefetch sharing */
 
 typedef struct shared {
@@ -82,8 +89,10 @@ int main(int argc, char **argv)
         arg.warm = bench_warmup(&b, arg.iters);
         bool pinned = false, ok = true;
         double best = 0;
-        for (int t = 0; t < 6; t++) {
+        for (int t = 0; t < TRIALS; t++) {
             bool this_pinned = false;
+            if (t > 0)
+                nanosleep(&(struct timespec){.tv_nsec = TRIAL_GAP_NS}, NULL);
             memset((void *)s, 0, sizeof *s);
             ok = ok && bench_fork_pair(s, side_run, &arg, pin && t % 2 == 0, &this_pinned);
             ok = ok && s->flag[0][0] == arg.iters + arg.warm && (m == 0 || s->data[0][0] == s->flag[0][0]);
