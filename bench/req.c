@@ -32,6 +32,7 @@
 
 #include <pthread.h>
 #include <shmemx.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -313,6 +314,10 @@ int main(int argc, char **argv)
         const char *op = idle ? "overlap_idle" : "overlap";
         if (!bench_has_op(&b, op))
             continue;
+        const char *pt = getenv("SHIMMER_PROGRESS_THREAD");
+        if (idle && pt && !strcmp(pt, "off"))
+            bench_die(&b, "-x overlap_idle: PE 1 sleeps and only its progress thread serves the "
+                          "windows, which SHIMMER_PROGRESS_THREAD=off turns off; unset it");
         BENCH_FOR_SIZES(&b, size) {
             long reps = bench_iters(&b, size) / 64 + 1, w = 64;
             for (int mm = 0; mm < 3; mm++) {
