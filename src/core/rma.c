@@ -64,9 +64,12 @@ static size_t copy_pieces_min = SIZE_MAX;
 
 /* glibc 2.36's memcpy in 64 KiB pieces: on AMD EPYC (Zen 5) one call from
  * 1 MiB on is slower than the same bytes in pieces (each still rep movsb),
- * page-aligned buffers, one core, a get flood's copy (test program, best of
- * 3, GB/s whole/pieces): 512 KiB 112/110, 1 MiB 58/69, 2 MiB 55/65, 4 MiB
- * 63/65, 8 MiB 56/61, 16 MiB 33/41, 32 MiB 25/30. */
+ * page-aligned buffers, one core, a get flood's copy (a test program outside
+ * the repo, best of 3, GB/s whole/pieces): 512 KiB 112/110, 1 MiB 58/69,
+ * 2 MiB 55/65, 4 MiB 63/65, 8 MiB 56/61, 16 MiB 33/41, 32 MiB 25/30.  What
+ * the benchmarks see: `oshrun -n 2 get_bw -m 1M,2M`, get flood 1 MiB 57.5 ->
+ * 68.4 GB/s, 2 MiB 52.6 -> 58.0 (bench/README.md); limits/memcpy_bw's
+ * copy in pieces measures the same loop. */
 static void shr_copy_pieces(char *d, const char *s, size_t len)
 {
     for (; len > SHR_COPY_PIECE; len -= SHR_COPY_PIECE, d += SHR_COPY_PIECE, s += SHR_COPY_PIECE) {
