@@ -186,7 +186,9 @@ static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t 
     const char *s = (const char *)src;
 
     if (len > 32) {
-        s = shr_copy_src_after(s, d);
+        if (len > 64) { /* at 33-64 B the wait costs more than it saves */
+            s = shr_copy_src_after(s, d);
+        }
         shr_move_once(d, s, 8);
         if (SHR_UNLIKELY(shr_copy_is_long(len - 16))) {
             shr_copy_window(d + 8, s + 8, len - 16);
