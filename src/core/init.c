@@ -795,17 +795,6 @@ void shr_finalize(const char *routine)
     shr_boot_fini();
 }
 
-bool shr_addr_is_user_symmetric(const void *addr, size_t len)
-{
-    for (int s = 0; s < SHR_SEG_COUNT; s++) {
-        uintptr_t off = (uintptr_t)addr - shr_g.seg[s].base;
-        if (off < shr_g.seg[s].user_size && len <= shr_g.seg[s].user_size - off) {
-            return true;
-        }
-    }
-    return false;
-}
-
 _Noreturn void shr_fatal(int status, const char *reason)
 {
     shr_boot_abort(status, reason);

@@ -229,16 +229,8 @@ SHR_COLD void shr_rma_require_symmetric(const char *fn, const char *what, const 
 static SHR_ALWAYS_INLINE bool shr_rma_remote_is_valid(const void *remote, size_t len,
                                                       const void *local, int pe)
 {
-    if ((unsigned)pe >= (unsigned)shr_g.n_pes || len == 0 || local == NULL) {
-        return false;
-    }
-    for (int s = 0; s < SHR_SEG_COUNT; s++) {
-        uintptr_t off = (uintptr_t)remote - shr_g.seg[s].base;
-        if (off < shr_g.seg[s].user_size) {
-            return len <= shr_g.seg[s].user_size - off;
-        }
-    }
-    return false;
+    return (unsigned)pe < (unsigned)shr_g.n_pes && len != 0 && local != NULL &&
+           shr_addr_is_user_symmetric(remote, len);
 }
 
 /* Where [addr, addr+len) of `pe` is mapped here, or NULL (see the contract). */

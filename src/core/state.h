@@ -149,9 +149,19 @@ static inline int shr_seg_find(const void *addr, size_t len)
     return -1;
 }
 
-/* True when `addr` lies in memory the user may name: the user heap or the
- * data segment (not the library's internal heap). */
-bool shr_addr_is_user_symmetric(const void *addr, size_t len);
+/* True when [addr, addr+len) lies in memory the user may name: the user
+ * heap or the data segment (not the library's internal heap).  Inline: the
+ * remote transfers' checks run it on every operation (shr_rma_remote_is_valid). */
+static inline bool shr_addr_is_user_symmetric(const void *addr, size_t len)
+{
+    for (int s = 0; s < SHR_SEG_COUNT; s++) {
+        uintptr_t off = (uintptr_t)addr - shr_g.seg[s].base;
+        if (off < shr_g.seg[s].user_size && len <= shr_g.seg[s].user_size - off) {
+            return true;
+        }
+    }
+    return false;
+}
 
 /* Init/finalize of the whole library (core/init.c).  shr_init returns the
  * provided thread level in *provided_p on success. */
