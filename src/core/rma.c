@@ -143,9 +143,7 @@ void shr_copy_window(void *dest, const void *src, size_t len)
         return;
     }
 #endif
-    uintptr_t skew = ((uintptr_t)dest - (uintptr_t)src) & (SHR_COPY_SKEW_PAGE - 1);
-
-    if (skew - 1 < SHR_COPY_SKEW_MAX) {
+    if (shr_copy_has_skew(dest, src)) {
         /* rep movsb in pieces would crawl on every one of them */
         if (shr_copy_is_in_window(len)) {
             shr_copy_skewed(dest, src, len);

@@ -127,12 +127,18 @@ static SHR_ALWAYS_INLINE bool shr_copy_is_long(size_t len)
     return len - SHR_COPY_SKEW_MIN_LEN < (1u << 31) - SHR_COPY_SKEW_MIN_LEN;
 }
 
-/* Would memcpy(dest, src, len) crawl on 4 KiB aliasing (see above)? */
-static SHR_ALWAYS_INLINE bool shr_copy_is_skewed(const void *dest, const void *src, size_t len)
+/* Is dest 1..SHR_COPY_SKEW_MAX bytes ahead of src modulo 4 KiB (see above)? */
+static SHR_ALWAYS_INLINE bool shr_copy_has_skew(const void *dest, const void *src)
 {
     uintptr_t skew = ((uintptr_t)dest - (uintptr_t)src) & (SHR_COPY_SKEW_PAGE - 1);
 
-    return skew - 1 < SHR_COPY_SKEW_MAX && shr_copy_is_in_window(len);
+    return skew - 1 < SHR_COPY_SKEW_MAX;
+}
+
+/* Would memcpy(dest, src, len) crawl on 4 KiB aliasing (see above)? */
+static SHR_ALWAYS_INLINE bool shr_copy_is_skewed(const void *dest, const void *src, size_t len)
+{
+    return shr_copy_has_skew(dest, src) && shr_copy_is_in_window(len);
 }
 
 /* A get's copy: memcpy, or shr_copy_window from 2 KiB on (a constant
