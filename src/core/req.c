@@ -284,16 +284,28 @@ static inline bool req_coalesce(void)
     return (shr_remote_caps & SHR_REMOTE_CAP_COALESCE) != 0;
 }
 
+/* A handle's put or get: shr_rma_remote_is_valid inline, the always-on
+ * checks' cold half only when it fails (as rma.c's slow paths).  False
+ * when there is nothing to move (len 0). */
+static SHR_ALWAYS_INLINE bool req_transfer_is_due(const char *fn, const char *remote_name,
+                                                  const void *remote, size_t len,
+                                                  const char *local_name, const void *local,
+                                                  int pe)
+{
+    if (SHR_LIKELY(shr_rma_remote_is_valid(remote, len, local, pe))) {
+        return true;
+    }
+    shr_check_user_transfer(fn, remote_name, remote, len, local_name, local, pe);
+    return len != 0;
+}
+
 void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                       int pe, shr_req_t **req_p)
 {
     shr_req_t *p;
 
-    if (!shr_rma_remote_is_valid(dest, len, src, pe)) {
-        shr_check_user_transfer(fn, "dest", dest, len, "source", src, pe);
-        if (len == 0) {
-            return;
-        }
+    if (!req_transfer_is_due(fn, "dest", dest, len, "source", src, pe)) {
+        return;
     }
     p = req_part(fn, ctx, req_p);
     bool coalesced = req_coalesce() && shr_remote->coalesce_put(ctx, dest, src, len, pe, &p->cmpl);
@@ -306,11 +318,8 @@ void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
 void shr_req_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                       int pe, shr_req_t **req_p)
 {
-    if (!shr_rma_remote_is_valid(src, len, dest, pe)) {
-        shr_check_user_transfer(fn, "source", src, len, "dest", dest, pe);
-        if (len == 0) {
-            return;
-        }
+    if (!req_transfer_is_due(fn, "source", src, len, "dest", dest, pe)) {
+        return;
     }
     shr_req_t *p = req_part(fn, ctx, req_p);
     /* coalesced: the handle's wait sends the buffer, whose reply brings it */
