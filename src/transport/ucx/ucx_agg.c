@@ -238,6 +238,19 @@ void shr_ucx_agg_wait(shr_ucx_worker_t *w, uint64_t seq)
     }
 }
 
+/* Has `a` room for `bytes` more of records (`get_bytes` of them replies)? */
+static SHR_ALWAYS_INLINE bool agg_fits(const shr_ucx_agg_t *a, size_t bytes, size_t get_bytes)
+{
+    return a->len + bytes <= shr_ucx.agg_bytes && a->get_len + get_bytes <= shr_ucx.agg_bytes;
+}
+
+/* Do waits and the progress thread send w's buffers (the progress rule),
+ * so that w is counted in shr_ucx.agg_workers while it holds records? */
+static SHR_ALWAYS_INLINE bool agg_rule_applies(const shr_ucx_worker_t *w)
+{
+    return w->must_lock && (shr_ucx.coalesce_all || shr_ucx.offload);
+}
+
 /* Room for `bytes` of records in pe's buffer, whose operations count in
  * cmpl.  A buffer without the room, or counting too many objects
  * already, leaves first.  Lock held. */
@@ -251,8 +264,7 @@ static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int
         for (int i = a->n_cmpl; i-- > 0;) {
             counted = counted || a->cmpl[i] == cmpl;
         }
-        if (a->len + bytes > shr_ucx.agg_bytes || a->get_len + get_bytes > shr_ucx.agg_bytes ||
-            (!counted && a->n_cmpl == SHR_UCX_AGG_CMPLS)) {
+        if (!agg_fits(a, bytes, get_bytes) || (!counted && a->n_cmpl == SHR_UCX_AGG_CMPLS)) {
             shr_ucx_agg_send(w, peer, pe, true);
             a = NULL;
             counted = false;
@@ -278,8 +290,7 @@ static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int
         }
     }
     __atomic_store_n(&w->agg_recs, w->agg_recs + 1, __ATOMIC_RELAXED);
-    if (SHR_UNLIKELY(!w->agg_counted) && w->must_lock &&
-        (shr_ucx.coalesce_all || shr_ucx.offload)) {
+    if (SHR_UNLIKELY(!w->agg_counted) && agg_rule_applies(w)) {
         /* waits and the progress thread's age flush send it (the progress
          * rule): nobody has to quiet */
         __atomic_store_n(&w->agg_counted, true, __ATOMIC_RELAXED);
@@ -359,10 +370,8 @@ static SHR_ALWAYS_INLINE unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t
         peer = w->peers[pe];
         if (SHR_LIKELY(peer != NULL) && (a = peer->agg) != NULL &&
             SHR_LIKELY(a->cmpl[a->n_cmpl - 1] == cmpl) &&
-            SHR_LIKELY(a->len + bytes <= shr_ucx.agg_bytes &&
-                       a->get_len + get_bytes <= shr_ucx.agg_bytes) &&
-            SHR_LIKELY(w->agg_counted || !w->must_lock ||
-                       !(shr_ucx.coalesce_all || shr_ucx.offload))) {
+            SHR_LIKELY(agg_fits(a, bytes, get_bytes)) &&
+            SHR_LIKELY(w->agg_counted || !agg_rule_applies(w))) {
             unsigned char *p = (unsigned char *)(a->msg + 1) + a->len;
             shr_ucx_touch();
             __atomic_store_n(&w->agg_recs, w->agg_recs + 1, __ATOMIC_RELAXED);
