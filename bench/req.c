@@ -4,7 +4,12 @@
  *   op=rate     8 B puts from PE 0 to PE 1 in windows of W, T threads with
  *               private contexts: default = ctx_putmem_nbi + ctx_quiet per
  *               window; merged = ctx_putmem_req into one handle per
- *               window + req_wait;
+ *               window + req_wait; paired: the -i puts of each mode are
+ *               32 blocks, alternated with the other mode's (AB BA AB
+ *               ...), so that a pair sees one machine state; a row's rate
+ *               is the median of its blocks', and the merged row carries
+ *               the median of the pairs' merged/default ratios, their
+ *               quartiles and a 95 % interval of that median;
  *   op=bw_put, op=bw_get   the same for each size, 1 thread, window 64
  *               (get: getmem_nbi + quiet vs getmem_req + wait);
  *   op=overlap  a window of puts, a compute loop as long as the window's
@@ -37,10 +42,12 @@
 #include <time.h>
 
 #define SLOT 64
+#define MAX_PAIRS 64 /* blocks of one paired rate point: 2 per pair */
 
 typedef struct job {
     bench_t *b;
     pthread_barrier_t *start;
+    pthread_barrier_t *step; /* rate: the threads start each block together */
     const char *op;
     bool merged;
     char *dst, *src;
@@ -51,6 +58,8 @@ typedef struct job {
     size_t clen;
     int ok;
     double t0, t1; /* this thread's start (after the start barrier) and end, us */
+    long pairs;                   /* rate: pairs of blocks, one of each mode */
+    double blk[2 * MAX_PAIRS][2]; /* rate: block 2p+mode's start and end, us */
 } job_t;
 
 /* One window of puts (or gets) on ctx, completed the default or merged way. */
@@ -76,6 +85,29 @@ static void window_rma(shmem_ctx_t ctx, bool merged, bool get, char *dst, const 
         shmem_ctx_quiet(ctx);
 }
 
+/* A timed block of a rate point: both modes run this one loop (its code
+ * placement is theirs alike), entered through one never-inlined function
+ * per mode, whose instructions bench/req_insns.sh counts with callgrind
+ * (--toggle-collect), the warm-up and everything else left out. */
+static __attribute__((noinline)) void rate_block(shmem_ctx_t ctx, const job_t *j, bool merged)
+{
+    for (long k = 0; k < j->nwin; k++)
+        window_rma(ctx, merged, false, j->dst, j->src, j->size, j->window);
+}
+
+static __attribute__((noinline)) void rate_block_default(shmem_ctx_t ctx, const job_t *j)
+{
+    rate_block(ctx, j, false);
+}
+
+static __attribute__((noinline)) void rate_block_merged(shmem_ctx_t ctx, const job_t *j)
+{
+    rate_block(ctx, j, true);
+}
+
+/* A paired rate point: pair p runs a block of each mode, default first
+ * when p is even, so that neither mode is always first after the step
+ * barrier; every thread runs the same block at the same time. */
 static void *rate_thread(void *arg)
 {
     job_t *j = arg;
@@ -84,13 +116,23 @@ static void *rate_thread(void *arg)
     j->ok = shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0;
     if (!j->ok)
         ctx = SHMEM_CTX_DEFAULT;
-    for (long k = 0; k < j->warm; k++)
-        window_rma(ctx, j->merged, false, j->dst, j->src, j->size, j->window);
+    for (long k = 0; k < j->warm; k++) {
+        window_rma(ctx, false, false, j->dst, j->src, j->size, j->window);
+        window_rma(ctx, true, false, j->dst, j->src, j->size, j->window);
+    }
     pthread_barrier_wait(j->start);
-    j->t0 = bench_now_us();
-    for (long k = 0; k < j->nwin; k++)
-        window_rma(ctx, j->merged, false, j->dst, j->src, j->size, j->window);
-    j->t1 = bench_now_us();
+    for (long p = 0; p < j->pairs; p++)
+        for (int k = 0; k < 2; k++) {
+            int m = k ^ (int)(p & 1);
+            pthread_barrier_wait(j->step);
+            double t0 = bench_now_us();
+            if (m)
+                rate_block_merged(ctx, j);
+            else
+                rate_block_default(ctx, j);
+            j->blk[2 * p + m][0] = t0;
+            j->blk[2 * p + m][1] = bench_now_us();
+        }
     if (j->ok)
         shmem_ctx_destroy(ctx);
     return NULL;
@@ -125,9 +167,47 @@ typedef struct phases {
     double issue, test, wait;
 } phases_t;
 
+/* A paired rate point's merged/default ratio over its pairs: the median,
+ * the quartiles (the spread of one pair) and a 95 % interval of the
+ * median (the order statistics around it that cover it with 95 %
+ * probability: what the median can resolve). */
+typedef struct ratio {
+    double median, q1, q3, lo, hi;
+} ratio_t;
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The q-quantile of sorted v[n], interpolated between neighbours. */
+static double quantile(const double *v, long n, double q)
+{
+    double pos = q * (double)(n - 1);
+    long i = (long)pos;
+    return i + 1 < n ? v[i] + (pos - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+/* Sorts v[n] (n >= 1) and summarises it. */
+static ratio_t ratio_of(double *v, long n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    double root = 1; /* sqrt(n) by Newton: the harness links no libm */
+    for (int i = 0; i < 20; i++)
+        root = (root + (double)n / root) / 2;
+    /* 1-based ranks (n - 1.96 sqrt n) / 2 rounded down, 1 + (n + 1.96 sqrt n) / 2 up */
+    double l = ((double)n - 1.96 * root) / 2, u = 1 + ((double)n + 1.96 * root) / 2;
+    long lo = (long)l, hi = (long)u + ((double)(long)u < u);
+    lo = lo < 1 ? 1 : lo;
+    hi = hi > n ? n : hi;
+    return (ratio_t){quantile(v, n, 0.5), quantile(v, n, 0.25), quantile(v, n, 0.75), v[lo - 1],
+                     v[hi - 1]};
+}
+
 static void emit_phases(bench_t *b, const char *op, const char *mode, size_t size, long threads,
                         long window, double rate, double mbps, double lat, double overlap,
-                        const phases_t *ph, bool ok)
+                        const phases_t *ph, const ratio_t *ratio, bool ok)
 {
     bench_row_begin(b);
     bench_col_str(b, "op", op);
@@ -142,6 +222,11 @@ static void emit_phases(bench_t *b, const char *op, const char *mode, size_t siz
     bench_col_num(b, "issue_us", ph != NULL ? ph->issue : 0);
     bench_col_num(b, "test_us", ph != NULL ? ph->test : 0);
     bench_col_num(b, "wait_us", ph != NULL ? ph->wait : 0);
+    bench_col_num(b, "ratio", ratio != NULL ? ratio->median : 0);
+    bench_col_num(b, "ratio_q1", ratio != NULL ? ratio->q1 : 0);
+    bench_col_num(b, "ratio_q3", ratio != NULL ? ratio->q3 : 0);
+    bench_col_num(b, "ratio_lo", ratio != NULL ? ratio->lo : 0);
+    bench_col_num(b, "ratio_hi", ratio != NULL ? ratio->hi : 0);
     bench_col_bool(b, "valid", ok);
     bench_row_end(b);
 }
@@ -149,20 +234,21 @@ static void emit_phases(bench_t *b, const char *op, const char *mode, size_t siz
 static void emit(bench_t *b, const char *op, const char *mode, size_t size, long threads,
                  long window, double rate, double mbps, double lat, double overlap, bool ok)
 {
-    emit_phases(b, op, mode, size, threads, window, rate, mbps, lat, overlap, NULL, ok);
+    emit_phases(b, op, mode, size, threads, window, rate, mbps, lat, overlap, NULL, NULL, ok);
 }
 
 /* T threads on PE 0 run `fn` (or, for collectives, on every PE); PE 0's
  * wall time from the first thread's start to the last one's end, as the
  * threads clock them (the main thread may lose its CPU to them right after
  * the start barrier: with more threads than cores its own clock read
- * there made 1 ms of work look like nothing). */
+ * there made 1 ms of work look like nothing). With proto->pairs, the same
+ * for each block: block_us[i], the first start to the last end of block i. */
 static double run_threads(bench_t *b, job_t *proto, long nthr, void *(*fn)(void *), bool all_pes,
-                          bool *ok)
+                          bool *ok, double *block_us)
 {
-    pthread_barrier_t start;
+    static job_t jobs[16]; /* 16 x 2 KiB of block times: not on the stack */
+    pthread_barrier_t start, step;
     pthread_t tid[16];
-    job_t jobs[16];
     double us = 0;
 
     *ok = true;
@@ -171,9 +257,11 @@ static double run_threads(bench_t *b, job_t *proto, long nthr, void *(*fn)(void 
     if (nthr > 16)
         bench_die(b, "at most 16 threads");
     pthread_barrier_init(&start, NULL, (unsigned)nthr + 1);
+    pthread_barrier_init(&step, NULL, (unsigned)nthr);
     for (long t = 0; t < nthr; t++) {
         jobs[t] = *proto;
         jobs[t].start = &start;
+        jobs[t].step = &step;
         jobs[t].rank = (int)t;
         jobs[t].nthreads = (int)nthr;
         jobs[t].ok = 1;
@@ -190,6 +278,15 @@ static double run_threads(bench_t *b, job_t *proto, long nthr, void *(*fn)(void 
         t1 = jobs[t].t1 > t1 ? jobs[t].t1 : t1;
     }
     us = t1 - t0;
+    for (long i = 0; i < 2 * proto->pairs; i++) {
+        double s0 = jobs[0].blk[i][0], s1 = jobs[0].blk[i][1];
+        for (long t = 1; t < nthr; t++) {
+            s0 = jobs[t].blk[i][0] < s0 ? jobs[t].blk[i][0] : s0;
+            s1 = jobs[t].blk[i][1] > s1 ? jobs[t].blk[i][1] : s1;
+        }
+        block_us[i] = s1 - s0;
+    }
+    pthread_barrier_destroy(&step);
     pthread_barrier_destroy(&start);
     return us;
 }
@@ -224,7 +321,8 @@ int main(int argc, char **argv)
         .title = "merged request handles vs default completion: rate, bandwidth, overlap, "
                  "latency, multithreaded collectives",
         .columns = "op: mode: size:B threads: window: messages_per_s:1/s MBps:MB/s time_us:us "
-                   "overlap_pct:% issue_us:us test_us:us wait_us:us valid:",
+                   "overlap_pct:% issue_us:us test_us:us wait_us:us ratio:x ratio_q1:x ratio_q3:x "
+                   "ratio_lo:x ratio_hi:x valid:",
         .min_size = 8, .max_size = 65536,
         .iters = 200000, .min_iters = 64, .budget = (size_t)128 << 20,
         .windows = "1,8,64,512", .min_pes = 2,
@@ -248,30 +346,40 @@ int main(int argc, char **argv)
     memset(src, 1, b.opt.max_size);
     const char *modes[2] = {"default", "merged"};
 
-    /* ---- message rate ---- */
+    /* ---- message rate: each point's blocks of the two modes paired ---- */
     if (bench_has_op(&b, "rate")) {
-        long iters = bench_iters(&b, 8);
+        /* -i puts of each mode per thread and point, in `pairs` blocks */
+        long iters = bench_iters(&b, 8), pairs = b.opt.quick ? 4 : 32;
         for (int ti = 0; ti < nthreads; ti++)
-            for (int wi = 0; wi < b.opt.nwindows; wi++)
-                for (int k = 0; k < 2; k++) {
-                    int m = k ^ ((ti + wi) & 1); /* turns, as for bandwidth */
-                    long w = b.opt.windows[wi], nwin = (iters + w - 1) / w;
-                    if (!bench_point(&b, "op=rate mode=%s threads=%ld window=%ld", modes[m],
-                                     threads[ti], w))
-                        continue;
-                    job_t j = {.b = &b, .merged = m == 1, .dst = dst, .src = src, .size = 8,
-                               .window = w, .nwin = nwin, .warm = bench_warmup(&b, nwin)};
-                    bool ok;
-                    shmem_barrier_all();
-                    double us = run_threads(&b, &j, threads[ti], rate_thread, false, &ok);
-                    shmem_barrier_all();
-                    if (b.me == 1)
-                        ok = dst[0] == 1 && dst[(size_t)(w - 1) * SLOT] == 1;
-                    double msgs = (double)nwin * (double)w * (double)threads[ti];
-                    emit(&b, "rate", modes[m], 8, threads[ti], w, us > 0 ? msgs / us * 1e6 : 0,
-                         us > 0 ? msgs * 8 / us : 0, us > 0 ? us / msgs : 0, 0,
-                         bench_all_ok(&b, ok));
+            for (int wi = 0; wi < b.opt.nwindows; wi++) {
+                long w = b.opt.windows[wi], nwin = (iters + w * pairs - 1) / (w * pairs);
+                if (!bench_point(&b, "op=rate threads=%ld window=%ld", threads[ti], w))
+                    continue;
+                job_t j = {.b = &b, .dst = dst, .src = src, .size = 8, .window = w,
+                           .nwin = nwin, .warm = bench_warmup(&b, nwin), .pairs = pairs};
+                double us[2 * MAX_PAIRS], rate[2][MAX_PAIRS], ratio[MAX_PAIRS];
+                bool ok;
+                shmem_barrier_all();
+                run_threads(&b, &j, threads[ti], rate_thread, false, &ok, us);
+                shmem_barrier_all();
+                if (b.me == 1)
+                    ok = dst[0] == 1 && dst[(size_t)(w - 1) * SLOT] == 1;
+                ok = bench_all_ok(&b, ok);
+                if (b.me != 0)
+                    continue;
+                double msgs = (double)nwin * (double)w * (double)threads[ti];
+                for (long p = 0; p < pairs; p++) {
+                    for (int m = 0; m < 2; m++)
+                        rate[m][p] = us[2 * p + m] > 0 ? msgs / us[2 * p + m] * 1e6 : 0;
+                    ratio[p] = rate[0][p] > 0 ? rate[1][p] / rate[0][p] : 0;
                 }
+                ratio_t r = ratio_of(ratio, pairs);
+                for (int m = 0; m < 2; m++) {
+                    double med = ratio_of(rate[m], pairs).median;
+                    emit_phases(&b, "rate", modes[m], 8, threads[ti], w, med, med * 8 / 1e6,
+                                med > 0 ? 1e6 / med : 0, 0, NULL, m ? &r : NULL, ok);
+                }
+            }
     }
 
     /* ---- small-message bandwidth, both directions ---- */
@@ -380,7 +488,7 @@ int main(int argc, char **argv)
                         shmem_long_atomic_set(&idle_done, 1, 1);
                 }
                 shmem_barrier_all();
-                emit_phases(&b, op, mode, size, 1, w, 0, 0, total, pct, &ph,
+                emit_phases(&b, op, mode, size, 1, w, 0, 0, total, pct, &ph, NULL,
                             bench_all_ok(&b, true));
             }
         }
@@ -459,7 +567,7 @@ int main(int argc, char **argv)
             } else {
                 job_t j = {.b = &b, .op = colls[c], .cdst = cdst, .csrc = csrc, .clen = len,
                            .nwin = reps};
-                us = run_threads(&b, &j, nthr, coll_thread, true, &ok);
+                us = run_threads(&b, &j, nthr, coll_thread, true, &ok, NULL);
             }
             shmem_barrier_all();
             emit(&b, colls[c], mode, len, nthr, 0, 0, us > 0 ? (double)len * (double)reps / us : 0,

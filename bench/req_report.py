@@ -53,6 +53,33 @@ def _spread(vals):
     return (max(vals) - min(vals)) / statistics.median(vals)
 
 
+def _paired(run, job):
+    """One node's paired rate points (bench/req.c: one launch alternates
+    blocks of the two modes): [(threads, window, ratio, q1, q3, lo, hi,
+    [each repetition's ratio])], the medians over the repetitions of the
+    merged row's median merged/default ratio over its pairs, quartiles and
+    95 % interval of that median.  [] for results without pairs."""
+    out = []
+    for k, v in _series(run, job, op="rate", mode="merged"):
+        if v.get("ratio"):
+            out.append((k["threads"], k["window"], v["ratio"], v.get("ratio_q1"), v.get("ratio_q3"),
+                        v.get("ratio_lo"), v.get("ratio_hi"),
+                        _reps(run, job, "ratio", op="rate", mode="merged", threads=k["threads"],
+                              window=k["window"])))
+    return sorted(out)
+
+
+def _side(p):
+    """Where one paired point stands: 'above' or 'below' 1.0 beyond its
+    interval, else 'equal' (1.0 inside it: the median cannot tell them apart)."""
+    return "above" if p[5] >= 1 else "below" if p[6] < 1 else "equal"
+
+
+def _resolution(p):
+    """Half the width of a point's 95 % interval, as a fraction."""
+    return (p[6] - p[5]) / 2
+
+
 def _fit(run, job, mode, threads):
     """Least squares of a window's time (us) over its puts at `threads`:
     (us per put, us per window = the completion), or None."""
@@ -136,25 +163,23 @@ def why(run, job):
                          "as long as an 8 B put alone, %.1f us" % inj if inj else "not measured"))
     else:
         windows = sorted({k["window"] for k, _ in _series(run, job, op="rate")})
-        below, worst_excess = [], 0.0
-        for t in (1, 2, 4):
-            for w in windows:
-                d = _one(run, job, "messages_per_s", op="rate", mode="default", threads=t, window=w)
-                m = _one(run, job, "messages_per_s", op="rate", mode="merged", threads=t, window=w)
-                if d and m and m < d:
-                    sp = max(_spread(_reps(run, job, "messages_per_s", op="rate", mode=x, threads=t,
-                                           window=w)) for x in ("default", "merged"))
-                    below.append((t, w, 1 - m / d, sp))
-                    worst_excess = max(worst_excess, (1 - m / d) - sp)
-        if below:
-            L.append("Rate: merged is below default at %d point(s), by %s; the repetitions of those "
-                     "points spread by %s. On this node both paths are the same stores and end a "
-                     "window with the same CPU fence (quiet's, the handle's wait on a NULL handle), "
-                     "so a difference is noise: %s." % (
-                         len(below), ", ".join("%.1f %%" % (100 * b[2]) for b in below[:8]),
-                         ", ".join("%.1f %%" % (100 * b[3]) for b in below[:8]),
-                         "every one within its spread" if worst_excess <= 0 else
-                         "beyond the spread by up to %.1f %%" % (100 * worst_excess)))
+        pts = _paired(run, job)
+        if pts:
+            side = {x: [p for p in pts if _side(p) == x] for x in ("above", "equal", "below")}
+            iqr = [p[4] - p[3] for p in pts]
+            L.append("Rate, paired (each point's default and merged blocks alternate in one "
+                     "launch, so both see the same machine): merged / default, median of the pairs "
+                     "per point, %d points: %d above 1.0 beyond the 95 %% interval of the median, "
+                     "%d equal within it (interval half-widths %.1f-%.1f %%), %d below%s. One "
+                     "pair's ratio spreads more (interquartile ranges %.1f-%.1f %%); the "
+                     "repetitions' medians of a point differ by up to %.1f %%." % (
+                         len(pts), len(side["above"]), len(side["equal"]),
+                         100 * min(map(_resolution, pts)), 100 * max(map(_resolution, pts)),
+                         len(side["below"]),
+                         ": " + ", ".join("%d thr w%d %.3f (%.3f-%.3f)" % (p[0], p[1], p[2], p[5], p[6])
+                                          for p in side["below"][:8]) if side["below"] else "",
+                         100 * min(iqr), 100 * max(iqr),
+                         100 * max((max(p[7]) - min(p[7])) / p[2] for p in pts)))
         best = {t: max([_one(run, job, "messages_per_s", op="rate", mode="merged", threads=t, window=w)
                         or 0 for w in windows] or [0]) for t in (1, 2)}
         if best[1] and best[2]:
@@ -260,16 +285,17 @@ def _targets(run, job):
         rows.append(("overlap, merged + one test (best size)", _fmt(best, "%"), ">= 95 %",
                      _verdict(best >= 95 if best is not None else None)))
     else:
-        worse = []
-        for t in (1, 2, 4):
-            for w in windows:
-                d, m = rate("default", t, w), rate("merged", t, w)
-                if d and m and m < d:
-                    worse.append("%d thr w%d: %.2f" % (t, w, m / d))
-        n = sum(1 for t in (1, 2, 4) for w in windows if rate("default", t, w))
-        rows.append(("rate: merged >= default at every point (%d points)" % n,
-                     "%d below: %s" % (len(worse), ", ".join(worse[:6])) if worse else "all",
-                     "every point", _verdict(not worse if n else None)))
+        pts = _paired(run, job)
+        below = [p for p in pts if _side(p) == "below"]
+        equal = [p for p in pts if _side(p) == "equal"]
+        res = max(map(_resolution, equal), default=0)
+        value = "%d above, %d equal, %d below%s" % (
+            len(pts) - len(equal) - len(below), len(equal), len(below),
+            ": " + ", ".join("%d thr w%d: %.3f" % p[:3] for p in below[:6]) if below else "")
+        verdict = ("—" if not pts else "MISSED" if below else
+                   "equal within resolution %.1f %%" % (100 * res) if equal else "met")
+        rows.append(("rate: merged >= default at every point (%d points, paired ratio)" % len(pts),
+                     value, "every point", verdict))
         agg = max([rate("merged", 2, w) or 0 for w in windows] or [0]) or None
         rows.append(("aggregate rate, 2 threads merged (best window)", _fmt(agg, "msg/s"),
                      ">= 100 M msg/s", _verdict(agg >= 100e6 if agg else None)))
@@ -293,18 +319,21 @@ def markdown(run, plot_files):
         L += ["### %s" % where, "", "| figure | value | target | verdict |", "|---|---|---|---|"]
         L += ["| %s | %s | %s | %s |" % r for r in targets(run, job)]
         L += [""] + ["- " + x for x in why(run, job)] if why(run, job) else []
-        L += ["", "| op | mode | threads | window/size | msg/s | MB/s | time us | overlap |",
-              "|---|---|---|---|---|---|---|---|"]
+        L += ["", "| op | mode | threads | window/size | msg/s | MB/s | time us | overlap | merged / default, paired: median [quartiles] (95 % interval) |",
+              "|---|---|---|---|---|---|---|---|---|"]
         for k, v in sorted(_series(run, job), key=lambda kv: (kv[0].get("op", ""), kv[0].get("threads", 0),
                                                                kv[0].get("window", 0), kv[0].get("size", 0),
                                                                kv[0].get("mode", ""))):
             op = k.get("op", "")
             ws = k.get("window") if op == "rate" else k.get("size")
-            L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
                 op, k.get("mode", ""), k.get("threads", ""), ws,
                 _fmt(v.get("messages_per_s"), "msg/s") if v.get("messages_per_s") else "",
                 _fmt(v.get("MBps")) if v.get("MBps") else "", _fmt(v.get("time_us")) if v.get("time_us") else "",
-                _fmt(v.get("overlap_pct"), "%") if op.startswith("overlap") else ""))
+                _fmt(v.get("overlap_pct"), "%") if op.startswith("overlap") else "",
+                "%.3f [%.3f-%.3f] (%.3f-%.3f)" % tuple(v[m] for m in (
+                    "ratio", "ratio_q1", "ratio_q3", "ratio_lo", "ratio_hi"))
+                if v.get("ratio") else ""))
         L.append("")
         for p in plot_files:
             if p.startswith("req_%s" % job):

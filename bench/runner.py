@@ -110,7 +110,9 @@ def across_hosts(jid, prog, kind="shmem"):
 
 HEADLINE_COLL_SIZES = "8,4k,1M"
 REQ = ("req", "full")
-REQ_ARGS = ["-t", "1,2,4", "-W", "1,2,4,8,16,32,64,128,256,512", "-m", "8:64k", "-i", "100000"]
+# -i: a rate point's puts per mode, in 32 paired blocks (bench/req.c): on one
+# node 100 000 a block, ~0.4 ms at 1 thread, long enough for 4 threads to share 2 CPUs
+REQ_ARGS = ["-t", "1,2,4", "-W", "1,2,4,8,16,32,64,128,256,512", "-m", "8:64k", "-i", "3200000"]
 REQ_QUICK = ["--quick", "-t", "1,2", "-W", "1,8"]
 WAIT = ("wait", "full")
 WAIT_MODES = ("auto", "spin", "yield", "nap", "monitor")   # SHIMMER_WAIT_MODE; auto is the default
