@@ -56,22 +56,28 @@ def _spread(vals):
 def _paired(run, job):
     """One node's paired rate points (bench/req.c: one launch alternates
     blocks of the two modes): [(threads, window, ratio, q1, q3, lo, hi,
-    [each repetition's ratio])], the medians over the repetitions of the
-    merged row's median merged/default ratio over its pairs, quartiles and
-    95 % interval of that median.  [] for results without pairs."""
+    [each repetition's ratio])]: the medians over the repetitions of the
+    merged row's median merged/default ratio over its pairs and of its
+    quartiles; lo, hi: the lowest and highest bound of the repetitions' 95 %
+    intervals of that median.  Pairs cancel what changes within a launch,
+    not what differs between launches (on this VM the host's placement of
+    its vCPUs moved a point's ratio by up to 25 % from one launch to the
+    next), so a point is above or below only when every launch says so.
+    [] for results without pairs."""
     out = []
     for k, v in _series(run, job, op="rate", mode="merged"):
         if v.get("ratio"):
+            rep = lambda m: _reps(run, job, m, op="rate", mode="merged", threads=k["threads"],
+                                  window=k["window"])
             out.append((k["threads"], k["window"], v["ratio"], v.get("ratio_q1"), v.get("ratio_q3"),
-                        v.get("ratio_lo"), v.get("ratio_hi"),
-                        _reps(run, job, "ratio", op="rate", mode="merged", threads=k["threads"],
-                              window=k["window"])))
+                        min(rep("ratio_lo")), max(rep("ratio_hi")), rep("ratio")))
     return sorted(out)
 
 
 def _side(p):
     """Where one paired point stands: 'above' or 'below' 1.0 beyond its
-    interval, else 'equal' (1.0 inside it: the median cannot tell them apart)."""
+    intervals, else 'equal' (1.0 inside them: the medians cannot tell the
+    two apart)."""
     return "above" if p[5] >= 1 else "below" if p[6] < 1 else "equal"
 
 
@@ -169,8 +175,9 @@ def why(run, job):
             iqr = [p[4] - p[3] for p in pts]
             L.append("Rate, paired (each point's default and merged blocks alternate in one "
                      "launch, so both see the same machine): merged / default, median of the pairs "
-                     "per point, %d points: %d above 1.0 beyond the 95 %% interval of the median, "
-                     "%d equal within it (interval half-widths %.1f-%.1f %%), %d below%s. One "
+                     "per point, %d points: %d above 1.0 beyond the 95 %% interval of the median "
+                     "in every repetition, %d equal within them (the repetitions' intervals "
+                     "together: half-widths %.1f-%.1f %%), %d below%s. One "
                      "pair's ratio spreads more (interquartile ranges %.1f-%.1f %%); the "
                      "repetitions' medians of a point differ by up to %.1f %%." % (
                          len(pts), len(side["above"]), len(side["equal"]),
@@ -289,8 +296,10 @@ def _targets(run, job):
         below = [p for p in pts if _side(p) == "below"]
         equal = [p for p in pts if _side(p) == "equal"]
         res = max(map(_resolution, equal), default=0)
-        value = "%d above, %d equal, %d below%s" % (
-            len(pts) - len(equal) - len(below), len(equal), len(below),
+        value = "%d above, %d equal%s, %d below%s" % (
+            len(pts) - len(equal) - len(below), len(equal),
+            " (within %.1f-%.1f %%)" % (100 * min(map(_resolution, equal)), 100 * res) if equal else "",
+            len(below),
             ": " + ", ".join("%d thr w%d: %.3f" % p[:3] for p in below[:6]) if below else "")
         verdict = ("—" if not pts else "MISSED" if below else
                    "equal within resolution %.1f %%" % (100 * res) if equal else "met")

@@ -45,12 +45,14 @@ class PairedVerdict(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def verdict(self, points):
+    def verdict(self, points, *others):
+        """Three repetitions: `points`, then `others` (default: `points` again)."""
+        reps = (list(others) + [points] * 3)[:2]
         d = os.path.join(self.dir, "raw", "shimmer")
         os.makedirs(d, exist_ok=True)
-        for rep in range(3):
+        for rep, pts in enumerate([points] + reps):
             with open(os.path.join(d, "req.r%d.jsonl" % rep), "w") as f:
-                f.writelines(json.dumps(r) + "\n" for r in rows(points))
+                f.writelines(json.dumps(r) + "\n" for r in rows(pts))
         run = report.Run(self.dir)
         row = [r for r in req_report.targets(run, "req") if r[0].startswith("rate:")][0]
         return row[1], row[3]
@@ -62,16 +64,23 @@ class PairedVerdict(unittest.TestCase):
     def test_one_inside_the_interval_is_equal_not_met(self):
         value, verdict = self.verdict([(1, 8, (1.05, 1.0, 1.1, 1.02, 1.08)),
                                        (2, 64, (0.99, 0.95, 1.03, 0.97, 1.01))])
-        self.assertEqual(value, "1 above, 1 equal, 0 below")
+        self.assertEqual(value, "1 above, 1 equal (within 2.0-2.0 %), 0 below")
         self.assertEqual(verdict, "equal within resolution 2.0 %")
 
     def test_below_the_interval_is_missed(self):
         value, verdict = self.verdict([(1, 8, (0.99, 0.95, 1.03, 0.97, 1.01)),
                                        (4, 512, (0.95, 0.93, 0.99, 0.94, 0.96))])
-        self.assertEqual(value, "0 above, 1 equal, 1 below: 4 thr w512: 0.950")
+        self.assertEqual(value, "0 above, 1 equal (within 2.0-2.0 %), 1 below: 4 thr w512: 0.950")
         self.assertEqual(verdict, "MISSED")
         self.assertTrue(any("1 below: 4 thr w512 0.950 (0.940-0.960)" in x
                             for x in req_report.why(report.Run(self.dir), "req")))
+
+    def test_below_in_one_launch_only_is_equal(self):
+        # pairs cancel changes within a launch, not between launches
+        below, equal = (0.95, 0.93, 0.99, 0.94, 0.96), (1.01, 0.97, 1.05, 0.99, 1.03)
+        value, verdict = self.verdict([(1, 64, below)], [(1, 64, equal)], [(1, 64, equal)])
+        self.assertEqual(value, "0 above, 1 equal (within 4.5-4.5 %), 0 below")
+        self.assertEqual(verdict, "equal within resolution 4.5 %")
 
 
 if __name__ == "__main__":
