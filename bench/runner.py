@@ -87,7 +87,8 @@ def job(jid, prog, args=(), n=2, sets=HEADLINE, kind="shmem", full_args=None,
     """kind: shmem (built with each oshcc), app (apps/, with each oshcc), mpi
     (mpicc), limit (cc), startup; roles: which implementations run it; hosts:
     1, or 2 namespace hosts (n PEs spread evenly); quick_args: --quick's
-    arguments instead of args + --quick; env: added to the launch's
+    arguments instead of args + --quick (smaller sweeps, the same -x: a
+    quick run smokes every row of the job); env: added to the launch's
     environment; timeout: seconds a launch may take at least; profile: an
     untimed run under Shimmer's SHIMMER_PROFILE=1 in every repetition, the
     table of the quietest run (the least time recorded) kept as
@@ -121,7 +122,8 @@ WAIT_MODES = ("auto", "spin", "yield", "nap", "monitor")   # SHIMMER_WAIT_MODE; 
 # one launch outlive the runner's 180 s at the 2-thread points, and a
 # timed-out launch loses every later figure (bandwidth, overlap, latency).
 REQ_HOSTS_ARGS = REQ_ARGS[:-1] + ["20000"]
-REQ_OFFLOAD_ARGS = ["-x", "rate,overlap,overlap_idle,lat", "-t", "1", "-W", "64,512", "-m", "8:64k", "-i", "20000"]
+REQ_OFFLOAD_X = ["-x", "rate,overlap,overlap_idle,lat"]
+REQ_OFFLOAD_ARGS = REQ_OFFLOAD_X + ["-t", "1", "-W", "64,512", "-m", "8:64k", "-i", "20000"]
 JOBS = [
     # machine limits: plain C, one process pair, run once per repetition
     job("memcpy_bw", "memcpy_bw", kind="limit", sets=VS_MPI),
@@ -172,7 +174,7 @@ JOBS = [
     # the same across hosts with the opt-in offload (docs/requests.md
     # "Offload"): overlap, and what it costs in rate and latency
     job("hosts_req_offload", "req", REQ_OFFLOAD_ARGS, sets=REQ, roles=("shimmer",), hosts=2,
-        quick_args=REQ_QUICK, env={"SHIMMER_PROGRESS_OFFLOAD": "1"}),
+        quick_args=REQ_QUICK + REQ_OFFLOAD_X, env={"SHIMMER_PROGRESS_OFFLOAD": "1"}),
 ] + [
     # the wait modes (issue 15 part 3, bench/wait.c): 2 PEs with a core each,
     # and 4 PEs on 2 cores (does the setter get its store done?)

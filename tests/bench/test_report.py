@@ -188,6 +188,17 @@ class RunnerLaunch(unittest.TestCase):
         self.assertTrue(out.strip().endswith("nice 3"), out)
 
 
+class RunnerJobs(unittest.TestCase):
+    def test_quick_runs_every_operation_of_a_job(self):
+        # --quick is a smoke run of every row: its arguments may shrink the
+        # sweep but not drop an operation the job measures (-x)
+        def ops(args):
+            return args[args.index("-x") + 1] if "-x" in args else None
+        for j in runner.JOBS:
+            if j["quick_args"] is not None:
+                self.assertEqual(ops(j["quick_args"]), ops(j["args"]), j["id"])
+
+
 class RunnerCrashResume(unittest.TestCase):
     def test_crash_costs_only_that_point(self):
         tmp = tempfile.mkdtemp(prefix="bench-runner-")
