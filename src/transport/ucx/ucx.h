@@ -37,6 +37,10 @@
 /* Active message ids (ucx_agg.c): a coalescing buffer, and its reply. */
 #define SHR_UCX_AM_AGG 1
 #define SHR_UCX_AM_ACK 2
+/* Bytes of SHIMMER_REQ_COALESCE_BUFFER that a coalescing buffer leaves to
+ * its message's cookie (8) and UCX's headers (~21 in UCX 1.13 over TCP:
+ * its AM header, the reply's endpoint and the TCP transport's header). */
+#define SHR_UCX_AGG_HEADROOM 64
 /* Completion objects one coalescing buffer may count in (more: it leaves). */
 #define SHR_UCX_AGG_CMPLS 4
 

@@ -458,7 +458,12 @@ static shr_status_t shr_ucx_init(const char *routine, unsigned *caps_p)
     shr_ucx.coalesce_max = 0;
     shr_ucx.coalesce_all = false;
     if (!rdma_devices_present() && shr_config.req_coalesce > 0) {
-        shr_ucx.agg_bytes = shr_config.req_coalesce_buffer > 256 ? shr_config.req_coalesce_buffer : 256;
+        /* the message (cookie and records) and UCX's headers within the
+         * configured bytes: a full 64 KiB buffer then leaves as one TCP
+         * segment of 64 KiB (docs/ucx.md), not as two fragments the
+         * target reassembles (docs/requests.md, "Coalescing") */
+        size_t bytes = shr_config.req_coalesce_buffer > 256 ? shr_config.req_coalesce_buffer : 256;
+        shr_ucx.agg_bytes = bytes - SHR_UCX_AGG_HEADROOM;
         shr_ucx.coalesce_max = shr_config.req_coalesce < shr_ucx.agg_bytes / 2
                                    ? shr_config.req_coalesce : shr_ucx.agg_bytes / 2;
         *caps_p |= SHR_REMOTE_CAP_COALESCE;
