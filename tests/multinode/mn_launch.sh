@@ -28,6 +28,7 @@ OSHRUN=$1
 PROG=$2
 MN_RUN=$3
 . "$(dirname "$0")/mn_common.sh"
+[ "$(id -u)" != 0 ] || with_hosts_lock 150 "$0" "$@"   # the hosts are this script's alone
 
 # ---- 2 first: needs no root -------------------------------------------------
 t0=$(date +%s.%N)

@@ -25,9 +25,13 @@
 # under their own prefix and subnet (MN_PREFIX/MN_NET; ctest gives each build
 # tree its own, by hand the default is "shmn", 10.214.0.0/24) so that nobody
 # else's namespaces are touched.  MN_HOSTS (default 4) hosts
-# exist while the tests run; a test uses the first H.
+# exist while the tests run; a test uses the first H.  setup, teardown and
+# the runs on them hold the prefix's lock (mn_common.sh, with_hosts_lock):
+# a run waits up to its time limit for another ctest's, a teardown 50 s
+# (then it leaves the hosts to that run's own teardown).
 set -u
 
+ARGV=("$@")   # as given: with_hosts_lock runs this script again with them
 MODE=${1:?usage: mn_run.sh MODE NP [-t S] [-x VAR=VAL]... -- PROGRAM [ARGS]}
 shift
 NP=0
@@ -50,30 +54,19 @@ done
 # bench/run that cannot add options: MN_X=SHIMMER_RMA_COALESCE=0 bench/run ...)
 for e in ${MN_X:-}; do ENVS+=("$e"); done
 
-HERE=$(cd "$(dirname "$0")" && pwd)
+. "$(dirname "$0")/mn_common.sh"
 SRC=$(cd "$HERE/../.." && pwd)
 # Shimmer's oshrun (not Open MPI's, which has the same name): ctest passes it
 OSHRUN=${MN_OSHRUN:-$SRC/build/bin/oshrun}
-export NETNS_CLUSTER_PREFIX=${MN_PREFIX:-shmn}
-export NETNS_CLUSTER_NET=${MN_NET:-10.214.0}
 MN_HOSTS=${MN_HOSTS:-4}
 
 skip() { echo "SKIP: $*"; exit 77; }
-
-find_cluster() {
-    local c
-    for c in "${NETNS_CLUSTER:-}" "$SRC/../shared/tools/netns-cluster" \
-             "$HERE/netns-cluster"; do
-        if [ -n "$c" ] && [ -x "$c" ]; then echo "$c"; return 0; fi
-    done
-    return 1
-}
 
 netns_ready() {
     [ "$(id -u)" = 0 ] || skip "multi-host tests create network namespaces: run them as root"
     command -v ip >/dev/null || skip "no 'ip' command: install iproute2"
     command -v unshare >/dev/null || skip "no 'unshare': install util-linux"
-    CLUSTER=$(find_cluster) || skip "netns-cluster not found (set NETNS_CLUSTER=path)"
+    find_cluster || skip "netns-cluster not found (set NETNS_CLUSTER=path)"
     "$CLUSTER" up "$MN_HOSTS" >/tmp/mn_up.$$ 2>&1 ||
         { cat /tmp/mn_up.$$; rm -f /tmp/mn_up.$$; skip "cannot create network namespaces here (container without CAP_SYS_ADMIN?)"; }
     rm -f /tmp/mn_up.$$
@@ -81,12 +74,18 @@ netns_ready() {
 
 case $MODE in
     setup)
+        [ "$(id -u)" != 0 ] || with_hosts_lock 50 "$0" "${ARGV[@]}"
         netns_ready
         "$CLUSTER" status
         exit 0 ;;
     teardown)
         [ "$(id -u)" = 0 ] || exit 0
-        CLUSTER=$(find_cluster) || exit 0
+        if [ -z "${MN_LOCK_HELD:-}" ]; then
+            (with_hosts_lock 50 "$0" teardown) && exit 0
+            echo "teardown: hosts '$NETNS_CLUSTER_PREFIX' left up for the run that holds them"
+            exit 0
+        fi
+        find_cluster || exit 0
         "$CLUSTER" down
         exit 0 ;;
     local|local-tcp|local-mix)
@@ -115,6 +114,7 @@ case $MODE in
         fi
         [ "$H" -le "$MN_HOSTS" ] || MN_HOSTS=$H
         command -v mpirun >/dev/null || skip "no mpirun: install openmpi-bin (the PMIx launcher)"
+        [ "$(id -u)" != 0 ] || with_hosts_lock "$TIMEOUT" "$0" "${ARGV[@]}"
         netns_ready
         dir=$(mktemp -d /tmp/mn.XXXXXX)
         trap 'rm -rf "$dir"' EXIT

@@ -29,6 +29,7 @@ PROG=$2
 HELLO=$3
 MN_RUN=$4
 . "$(dirname "$0")/mn_common.sh"
+[ "$(id -u)" != 0 ] || with_hosts_lock 150 "$0" "$@"   # the hosts are this script's alone
 NET=$NETNS_CLUSTER_NET
 
 skip() { echo "SKIP: $*"; exit 77; }
