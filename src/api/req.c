@@ -32,16 +32,30 @@ static SHR_ALWAYS_INLINE bool req_empty_fast(shmemx_req_t *req)
     return false;
 }
 
-int pshmemx_req_test(shmemx_req_t *req)
+/* The general paths of test and wait, out of line: inline, their frame
+ * (three saved registers) was built before the empty handle's test, 8 of
+ * the 15 instructions an empty wait ran. */
+static SHR_COLD int req_test_slow(shmemx_req_t *req)
 {
     int ret;
 
-    if (req_empty_fast(req)) {
-        return 1;
-    }
     SHR_API_TIMED(SHR_PROF_REQ, 0, check_reqs("shmemx_req_test", "req", req, 1),
                   ret = shr_req_test("shmemx_req_test", req));
     return ret;
+}
+
+static SHR_COLD void req_wait_slow(shmemx_req_t *req)
+{
+    SHR_API_TIMED(SHR_PROF_REQ, 0, check_reqs("shmemx_req_wait", "req", req, 1),
+                  shr_req_wait("shmemx_req_wait", req));
+}
+
+int pshmemx_req_test(shmemx_req_t *req)
+{
+    if (req_empty_fast(req)) {
+        return 1;
+    }
+    return req_test_slow(req);
 }
 SHR_API_ALIAS(shmemx_req_test)
 
@@ -50,8 +64,7 @@ void pshmemx_req_wait(shmemx_req_t *req)
     if (req_empty_fast(req)) {
         return;
     }
-    SHR_API_TIMED(SHR_PROF_REQ, 0, check_reqs("shmemx_req_wait", "req", req, 1),
-                  shr_req_wait("shmemx_req_wait", req));
+    req_wait_slow(req);
 }
 SHR_API_ALIAS(shmemx_req_wait)
 
