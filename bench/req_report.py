@@ -181,7 +181,8 @@ def why(run, job):
                      "pair's ratio spreads more (interquartile ranges %.1f-%.1f %%); the "
                      "repetitions' medians of a point differ by up to %.1f %%." % (
                          len(pts), len(side["above"]), len(side["equal"]),
-                         100 * min(map(_resolution, pts)), 100 * max(map(_resolution, pts)),
+                         100 * min(map(_resolution, side["equal"] or pts)),
+                         100 * max(map(_resolution, side["equal"] or pts)),
                          len(side["below"]),
                          ": " + ", ".join("%d thr w%d %.3f (%.3f-%.3f)" % (p[0], p[1], p[2], p[5], p[6])
                                           for p in side["below"][:8]) if side["below"] else "",
