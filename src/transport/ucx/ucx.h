@@ -23,6 +23,7 @@
 #include <ucp/api/ucp.h>
 
 #include "core/remote.h"
+#include "core/remote_inline.h"
 #include "core/state.h"
 #include "core/team.h"
 #include "util/compiler.h"

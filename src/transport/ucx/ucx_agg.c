@@ -46,20 +46,11 @@
 #include "core/rma_inline.h"
 #include "util/log.h"
 
-/* One record: a put's data (len bytes, padded to 8), an atomic's operand
- * (8 bytes) or a get's destination here (8 bytes) follows.  A get's data
- * comes back in the reply, padded to 8, in the order of its records. */
-typedef struct {
-    uint64_t addr;  /* at the target */
-    uint32_t len;   /* put: data bytes; atomic: operand size (4 or 8) */
-    uint8_t kind;
-    uint8_t op;     /* atomic: its shr_amo_op_t */
-    uint16_t pad;
-} shr_ucx_rec_t;
+/* The records are core/remote_inline.h's.  A get's data comes back in
+ * the reply, padded to 8, in the order of its records. */
+typedef shr_remote_rec_t shr_ucx_rec_t;
 
-enum { SHR_UCX_REC_PUT = 1, SHR_UCX_REC_AMO = 2, SHR_UCX_REC_GET = 3 };
-
-#define SHR_UCX_PAD8(_n) (((_n) + 7) & ~(size_t)7)
+#define SHR_UCX_PAD8(_n) SHR_REMOTE_PAD8(_n)
 
 /* ---- buffers ---- */
 
@@ -319,25 +310,12 @@ static shr_ucx_peer_t *agg_peer(shr_ucx_worker_t *w, int pe)
     return SHR_LIKELY(peer != NULL) ? peer : shr_ucx_peer_connect(w, pe);
 }
 
-static unsigned char *rec_put(unsigned char *p, uint64_t raddr, const void *src, size_t len)
+static unsigned char *rec_amo(unsigned char *p, const void *dest, shr_amo_op_t op,
+                              uint64_t value, size_t size)
 {
-    shr_ucx_rec_t rec = {.addr = raddr, .len = (uint32_t)len, .kind = SHR_UCX_REC_PUT};
+    shr_ucx_rec_t rec = {.len = (uint32_t)size, .kind = SHR_REMOTE_REC_AMO, .op = (uint8_t)op};
 
-    memcpy(p, &rec, sizeof(rec));
-    if (len == sizeof(uint64_t)) {
-        memcpy(p + sizeof(rec), src, sizeof(uint64_t)); /* one move, no call */
-    } else {
-        memcpy(p + sizeof(rec), src, len);
-    }
-    return p + sizeof(rec) + SHR_UCX_PAD8(len);
-}
-
-static unsigned char *rec_amo(unsigned char *p, uint64_t raddr, shr_amo_op_t op, uint64_t value,
-                              size_t size)
-{
-    shr_ucx_rec_t rec = {.addr = raddr, .len = (uint32_t)size, .kind = SHR_UCX_REC_AMO,
-                         .op = (uint8_t)op};
-
+    rec.seg = (uint8_t)shr_remote_seg_of(dest, &rec.off);
     memcpy(p, &rec, sizeof(rec));
     memcpy(p + sizeof(rec), &value, sizeof(value));
     return p + sizeof(rec) + sizeof(value);
@@ -399,7 +377,6 @@ static bool agg_transfer(shr_ctx_t *ctx, void *dest, const void *src, size_t len
 {
     shr_ucx_worker_t *w;
     shr_ucx_peer_t *peer;
-    ucp_rkey_h rkey;
 
     if (len > shr_ucx.coalesce_max) {
         return false;
@@ -407,14 +384,17 @@ static bool agg_transfer(shr_ctx_t *ctx, void *dest, const void *src, size_t len
     unsigned char *p = agg_begin(ctx, pe, sizeof(shr_ucx_rec_t) +
                                  (get ? sizeof(uint64_t) : SHR_UCX_PAD8(len)),
                                  get ? SHR_UCX_PAD8(len) : 0, cmpl, &w, &peer);
+    (void)peer;
     if (get) {
-        shr_ucx_rec_t rec = {.addr = shr_ucx_raddr(peer, src, &rkey), .len = (uint32_t)len,
-                             .kind = SHR_UCX_REC_GET};
+        shr_ucx_rec_t rec = {.len = (uint32_t)len, .kind = SHR_REMOTE_REC_GET};
         uint64_t where = (uint64_t)(uintptr_t)dest;
+        rec.seg = (uint8_t)shr_remote_seg_of(src, &rec.off);
         memcpy(p, &rec, sizeof(rec));
         memcpy(p + sizeof(rec), &where, sizeof(where));
     } else {
-        rec_put(p, shr_ucx_raddr(peer, dest, &rkey), src, len);
+        uint64_t off;
+        int seg = shr_remote_seg_of(dest, &off);
+        shr_remote_rec_put(p, seg, off, src, len);
     }
     shr_ucx_unlock(w);
     return true;
@@ -437,14 +417,13 @@ bool shr_ucx_coalesce_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64
 {
     shr_ucx_worker_t *w;
     shr_ucx_peer_t *peer;
-    ucp_rkey_h rkey;
 
     if (shr_ucx.coalesce_max == 0) {
         return false;
     }
     unsigned char *p = agg_begin(ctx, pe, sizeof(shr_ucx_rec_t) + sizeof(uint64_t), 0, cmpl,
                                  &w, &peer);
-    rec_amo(p, shr_ucx_raddr(peer, dest, &rkey), op, value, size);
+    rec_amo(p, dest, op, value, size);
     shr_ucx_unlock(w);
     return true;
 }
@@ -456,7 +435,6 @@ bool shr_ucx_coalesce_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src,
     size_t data = len != 0 ? sizeof(shr_ucx_rec_t) + SHR_UCX_PAD8(len) : 0;
     shr_ucx_worker_t *w;
     shr_ucx_peer_t *peer;
-    ucp_rkey_h rkey;
 
     if (shr_ucx.coalesce_max == 0 || len > shr_ucx.coalesce_max) {
         return false;
@@ -465,9 +443,11 @@ bool shr_ucx_coalesce_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src,
     unsigned char *p = agg_begin(ctx, pe, data + sizeof(shr_ucx_rec_t) + sizeof(uint64_t), 0,
                                  cmpl, &w, &peer);
     if (len != 0) {
-        p = rec_put(p, shr_ucx_raddr(peer, dest, &rkey), src, len);
+        uint64_t off;
+        int seg = shr_remote_seg_of(dest, &off);
+        p = shr_remote_rec_put(p, seg, off, src, len);
     }
-    rec_amo(p, shr_ucx_raddr(peer, sig, &rkey),
+    rec_amo(p, sig,
             sig_op == SHMEM_SIGNAL_ADD ? SHR_AMO_ADD : SHR_AMO_SET, value, sizeof(uint64_t));
     shr_ucx_unlock(w);
     return true;
@@ -485,7 +465,7 @@ static void ack_sent(void *request, ucs_status_t status, void *user_data)
 /* Bytes a record's body takes in the message (after the record). */
 static size_t rec_body(const shr_ucx_rec_t *rec)
 {
-    return rec->kind == SHR_UCX_REC_PUT ? SHR_UCX_PAD8(rec->len) : sizeof(uint64_t);
+    return rec->kind == SHR_REMOTE_REC_PUT ? SHR_UCX_PAD8(rec->len) : sizeof(uint64_t);
 }
 
 /* Target: applies a buffer's records in order, then replies: the
@@ -508,7 +488,7 @@ static ucs_status_t agg_recv(void *arg, const void *header, size_t header_length
     for (const unsigned char *q = p + sizeof(uint64_t); q + sizeof(shr_ucx_rec_t) <= end;) {
         shr_ucx_rec_t rec;
         memcpy(&rec, q, sizeof(rec));
-        reply += rec.kind == SHR_UCX_REC_GET ? SHR_UCX_PAD8(rec.len) : 0;
+        reply += rec.kind == SHR_REMOTE_REC_GET ? SHR_UCX_PAD8(rec.len) : 0;
         q += sizeof(rec) + rec_body(&rec);
     }
     ack = malloc(reply);
@@ -520,21 +500,22 @@ static ucs_status_t agg_recv(void *arg, const void *header, size_t header_length
         shr_ucx_rec_t rec;
         memcpy(&rec, p, sizeof(rec));
         p += sizeof(rec);
-        size_t n = rec.kind != SHR_UCX_REC_AMO ? rec.len : rec.len == 4 ? 4 : 8;
-        if (SHR_UNLIKELY(shr_seg_find((const void *)(uintptr_t)rec.addr, n) < 0 ||
-                         p + rec_body(&rec) > end)) {
+        size_t n = rec.kind != SHR_REMOTE_REC_AMO ? rec.len : rec.len == 4 ? 4 : 8;
+        if (SHR_UNLIKELY(rec.seg >= SHR_SEG_COUNT || rec.off > shr_g.seg[rec.seg].size ||
+                         n > shr_g.seg[rec.seg].size - rec.off || p + rec_body(&rec) > end)) {
             shr_warn_once("ignored a coalesced operation outside this PE's segments");
             break;
         }
-        if (rec.kind == SHR_UCX_REC_PUT) {
-            shr_copy_once((void *)(uintptr_t)rec.addr, p, n);
-        } else if (rec.kind == SHR_UCX_REC_GET) {
-            memcpy(ack + off, (const void *)(uintptr_t)rec.addr, n);
+        void *at = (void *)(shr_g.seg[rec.seg].base + (uintptr_t)rec.off);
+        if (rec.kind == SHR_REMOTE_REC_PUT) {
+            shr_copy_once(at, p, n);
+        } else if (rec.kind == SHR_REMOTE_REC_GET) {
+            memcpy(ack + off, at, n);
             off += SHR_UCX_PAD8(n);
         } else {
             uint64_t value;
             memcpy(&value, p, sizeof(value));
-            (void)shr_amo_at((void *)(uintptr_t)rec.addr, (shr_amo_op_t)rec.op, value, 0, n);
+            (void)shr_amo_at(at, (shr_amo_op_t)rec.op, value, 0, n);
         }
         p += rec_body(&rec);
     }
@@ -583,7 +564,7 @@ static ucs_status_t ack_recv(void *arg, const void *header, size_t header_length
         while (p < end) {
             shr_ucx_rec_t rec;
             memcpy(&rec, p, sizeof(rec));
-            if (rec.kind == SHR_UCX_REC_GET) {
+            if (rec.kind == SHR_REMOTE_REC_GET) {
                 uint64_t where;
                 memcpy(&where, p + sizeof(rec), sizeof(where));
                 memcpy((void *)(uintptr_t)where, r, rec.len);
