@@ -79,6 +79,7 @@ static void ctx_recycle(shr_ctx_t *ctx)
     ctx->team = NULL;
     ctx->world_pes = NULL;
     ctx->transport = NULL;
+    ctx->remote_wins = NULL;
     ctx->next = recycled;
     recycled = ctx;
     pthread_mutex_unlock(&lock);
@@ -118,6 +119,7 @@ shr_status_t shr_ctx_create(shr_team_t *team, long options, const char *routine,
     ctx->session_options = 0;
     ctx->session_total_ops = SIZE_MAX;
     ctx->transport = NULL;
+    ctx->remote_wins = NULL;
     ctx->cmpl = (shr_cmpl_t){0};
     shr_ctx_bind(ctx, team);
 

@@ -661,6 +661,12 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     if (status != SHR_OK) {
         goto err_peers;
     }
+    /* before the transport's init: whether the default context is shared
+     * between threads decides how it issues (ucx_agg.c, windows) */
+    shr_g.thread_level = requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
+                                                          : requested < SHMEM_THREAD_SINGLE
+                                                                ? SHMEM_THREAD_SINGLE
+                                                                : requested;
     status = shr_remote_init(routine);
     if (status != SHR_OK) {
         goto err_peers;
@@ -697,10 +703,6 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     shr_g.wait_sleep_after_ns = 1000ull * (uint64_t)(shr_config.wait_sleep_after >= 0
                                                          ? shr_config.wait_sleep_after
                                                          : shr_g.oversubscribed ? 500 : 2000);
-    shr_g.thread_level = requested > SHMEM_THREAD_MULTIPLE ? SHMEM_THREAD_MULTIPLE
-                                                          : requested < SHMEM_THREAD_SINGLE
-                                                                ? SHMEM_THREAD_SINGLE
-                                                                : requested;
     shr_g.init_thread = (pid_t)syscall(SYS_gettid);
     status = shr_stall_init(routine);
     if (status != SHR_OK) {

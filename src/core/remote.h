@@ -48,7 +48,7 @@
 /* Bumped whenever this table or a struct a transport reads (state.h,
  * team.h, env.h) changes shape: a plugin built for another layout is
  * refused at load. */
-#define SHR_REMOTE_ABI 7
+#define SHR_REMOTE_ABI 8
 
 /* The symbol a transport plugin exports: a `const shr_remote_ops_t *`. */
 #define SHR_REMOTE_PLUGIN_ENTRY "shr_remote_plugin_ops"

@@ -12,6 +12,7 @@
 
 #include "core/check.h"
 #include "core/remote.h"
+#include "core/remote_inline.h"
 #include "core/req_inline.h"
 #include "core/state.h"
 
@@ -299,8 +300,10 @@ static SHR_ALWAYS_INLINE bool req_transfer_is_due(const char *fn, const char *re
     return len != 0;
 }
 
-void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
-                      int pe, shr_req_t **req_p)
+/* shr_req_put_slow past the window. */
+static SHR_COLD SHR_NOINLINE void req_put_remote(const char *fn, shr_ctx_t *ctx, void *dest,
+                                                const void *src, size_t len, int pe,
+                                                shr_req_t **req_p)
 {
     shr_req_t *p;
 
@@ -313,6 +316,36 @@ void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
         shr_remote->put(ctx, dest, src, len, pe, &p->cmpl);
     }
     req_note_pe(p, pe, coalesced);
+}
+
+/* A put that joins its handle's part for ctx (the first) after a record
+ * to the same PE (noted last), passes the checks and fits the window the
+ * transport lends is a record appended here, as rma.c's put_window does. */
+static SHR_NOINLINE void req_put_window(const char *fn, shr_ctx_t *ctx, void *dest,
+                                        const void *src, size_t len, int pe, shr_req_t **req_p)
+{
+    shr_req_t *head = *req_p;
+    uint64_t off;
+    int seg;
+
+    if (head != NULL && head->ctx == ctx && !SHR_CHECKS_ON() && head->npes != 0 &&
+        head->pes[head->npes - 1] == SHR_REQ_PE_COALESCED(pe) &&
+        (seg = shr_rma_remote_seg(dest, len, src, pe, &off)) >= 0 &&
+        shr_remote_win_put(ctx, seg, off, src, len, pe, &head->cmpl)) {
+        return;
+    }
+    req_put_remote(fn, ctx, dest, src, len, pe, req_p);
+}
+
+/* Two tail calls, as rma.c's shr_rma_put_slow. */
+void shr_req_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                      int pe, shr_req_t **req_p)
+{
+    if (ctx->remote_wins != NULL) {
+        req_put_window(fn, ctx, dest, src, len, pe, req_p);
+    } else {
+        req_put_remote(fn, ctx, dest, src, len, pe, req_p);
+    }
 }
 
 void shr_req_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,

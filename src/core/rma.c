@@ -13,6 +13,7 @@
 #include "core/check.h"
 #include "core/env.h"
 #include "core/remote.h"
+#include "core/remote_inline.h"
 #include "core/rma_inline.h"
 
 /* Four 16-byte moves a block; the loads of block k+1 are issued before the
@@ -223,8 +224,17 @@ static SHR_ALWAYS_INLINE bool remote_transfer_is_due(const char *fn, const char 
     return true;
 }
 
-void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
-                      int pe, bool nbi)
+void shr_remote_win_put_end(shr_remote_wins_t *ws, unsigned char *p, int seg, uint64_t off,
+                            const void *src, size_t len)
+{
+    (void)shr_remote_rec_put(p, seg, off, src, len);
+    __atomic_store_n(&ws->busy, 0, __ATOMIC_RELEASE);
+}
+
+/* shr_rma_put_slow past the window: the checks' cold half, then the
+ * transport's table. */
+static SHR_COLD SHR_NOINLINE void put_remote(const char *fn, shr_ctx_t *ctx, void *dest,
+                                             const void *src, size_t len, int pe, bool nbi)
 {
     if (!remote_transfer_is_due(fn, "dest", dest, len, "source", src, pe)) {
         return;
@@ -233,6 +243,34 @@ void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
         return;
     }
     shr_remote->put(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : NULL);
+}
+
+/* A program's put that passes the checks and fits the window the
+ * transport lends for pe is a record appended here: no table call, no
+ * lock (the rest is a tail call). */
+static SHR_NOINLINE void put_window(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                    size_t len, int pe, bool nbi)
+{
+    uint64_t off;
+    int seg;
+
+    if (shr_rma_coalesces(fn) && (seg = shr_rma_remote_seg(dest, len, src, pe, &off)) >= 0 &&
+        shr_remote_win_put(ctx, seg, off, src, len, pe, &ctx->cmpl)) {
+        return;
+    }
+    put_remote(fn, ctx, dest, src, len, pe, nbi);
+}
+
+/* Two tail calls: a context without windows (one shared between threads)
+ * pays a test for them. */
+void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                      int pe, bool nbi)
+{
+    if (ctx->remote_wins != NULL) {
+        put_window(fn, ctx, dest, src, len, pe, nbi);
+    } else {
+        put_remote(fn, ctx, dest, src, len, pe, nbi);
+    }
 }
 
 void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,

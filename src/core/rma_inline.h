@@ -229,14 +229,27 @@ SHR_COLD void shr_rma_require_symmetric(const char *fn, const char *what, const 
 /* A program's transfer to or from a PE shr_user_ptr did not map (a
  * remote one) that passes every always-on check: pe is a PE of the job,
  * [remote, remote+len) lies in the user's part of one segment, len is not
- * 0 and `local` is not NULL.  The slow paths test this inline and call
- * the checks' cold half only when it fails (a remote put spent ~110
- * instructions there).  No state is written. */
+ * 0 and `local` is not NULL.  Returns that segment, and remote's offset
+ * there in *off_p; -1 if a check fails.  The slow paths test this inline
+ * and call the checks' cold half only when it fails (a remote put spent
+ * ~110 instructions there).  No state is written. */
+static SHR_ALWAYS_INLINE int shr_rma_remote_seg(const void *remote, size_t len,
+                                                const void *local, int pe, uint64_t *off_p)
+{
+    if ((unsigned)pe >= (unsigned)shr_g.n_pes || len == 0 || local == NULL) {
+        return -1;
+    }
+    return shr_user_seg(remote, len, off_p);
+}
+
+/* Does a program's remote transfer pass every always-on check
+ * (shr_rma_remote_seg)? */
 static SHR_ALWAYS_INLINE bool shr_rma_remote_is_valid(const void *remote, size_t len,
                                                       const void *local, int pe)
 {
-    return (unsigned)pe < (unsigned)shr_g.n_pes && len != 0 && local != NULL &&
-           shr_addr_is_user_symmetric(remote, len);
+    uint64_t off;
+
+    return shr_rma_remote_seg(remote, len, local, pe, &off) >= 0;
 }
 
 /* Where [addr, addr+len) of `pe` is mapped here, or NULL (see the contract). */

@@ -149,18 +149,28 @@ static inline int shr_seg_find(const void *addr, size_t len)
     return -1;
 }
 
-/* True when [addr, addr+len) lies in memory the user may name: the user
- * heap or the data segment (not the library's internal heap).  Inline: the
- * remote transfers' checks run it on every operation (shr_rma_remote_is_valid). */
-static inline bool shr_addr_is_user_symmetric(const void *addr, size_t len)
+/* The segment of [addr, addr+len) when it lies in memory the user may
+ * name: the user heap or the data segment (not the library's internal
+ * heap), with addr's offset there in *off_p; else -1.  Inline: the remote
+ * transfers' checks run it on every operation (shr_rma_remote_seg). */
+static inline int shr_user_seg(const void *addr, size_t len, uint64_t *off_p)
 {
     for (int s = 0; s < SHR_SEG_COUNT; s++) {
         uintptr_t off = (uintptr_t)addr - shr_g.seg[s].base;
         if (off < shr_g.seg[s].user_size && len <= shr_g.seg[s].user_size - off) {
-            return true;
+            *off_p = off;
+            return s;
         }
     }
-    return false;
+    return -1;
+}
+
+/* True when [addr, addr+len) lies in memory the user may name (shr_user_seg). */
+static inline bool shr_addr_is_user_symmetric(const void *addr, size_t len)
+{
+    uint64_t off;
+
+    return shr_user_seg(addr, len, &off) >= 0;
 }
 
 /* Init/finalize of the whole library (core/init.c).  shr_init returns the

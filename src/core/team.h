@@ -71,6 +71,8 @@ struct shmem_ctx_impl {
     int pe_start, pe_stride; /* team PE -> world PE, copied from the team ... */
     int *world_pes;          /* ... (or its member list) for the fast path */
     void *transport;         /* per-context transport state (UCX worker) */
+    struct shr_remote_wins *remote_wins; /* room the transport lends for puts, or NULL
+                                (core/remote_inline.h) */
     shr_cmpl_t cmpl;         /* its non-blocking remote operations in flight */
     bool predefined;
     uint32_t epoch;          /* bumped at each destroy: request handles (core/req.c)

@@ -104,6 +104,9 @@ typedef struct shr_ucx_worker {
     uint64_t agg_birth;              /* times agg_counted was set: the age flush's clock */
     uint64_t agg_seen;               /* ... agg_birth at the progress thread's last look */
     uint64_t agg_recs;               /* records coalesced so far (the offload's clock) */
+    bool lends;                      /* lends core its buffers' room: shr_ucx.lend, and
+                                        its context is not shared between threads */
+    shr_remote_wins_t *wins;         /* ... the windows, made at the first, or NULL */
     int efd;                         /* its event fd, as the progress thread knows it (-1) */
     uint64_t pt_sent;                /* the last buffer the progress thread sent (its own) */
     struct shr_ucx_worker *next;     /* all workers, for progress and finalize */
@@ -129,6 +132,7 @@ typedef struct shr_ucx {
     bool coalesce_all;               /* the default path coalesces too (SHIMMER_RMA_COALESCE) */
     bool offload;                    /* the progress thread sends buffers (SHIMMER_PROGRESS_OFFLOAD) */
     bool offload_live;               /* ... and the thread sends them now (not backing off) */
+    bool lend;                       /* buffers' room is lent to core (ucx_agg.c: windows) */
     uint64_t offload_bufs;           /* ... buffers request handles began (its clock) */
     uint64_t pt_sends;               /* ... times the progress thread sent some (its own) */
     int agg_workers;                 /* locked workers that may hold records: waits and the
@@ -226,6 +230,10 @@ uint64_t shr_ucx_agg_send_all(shr_ucx_worker_t *w);
  * w (and the default worker) without holding the lock between rounds,
  * like shr_ucx_cmpl_wait.  Other threads may keep sending meanwhile. */
 void shr_ucx_agg_wait(shr_ucx_worker_t *w, uint64_t seq);
+/* Whether the buffers' room may be lent to core (core/remote_inline.h's
+ * windows): registers this process for membarrier, which a thread that
+ * takes windows back from their writer needs.  Once, at init. */
+bool shr_ucx_agg_windows_init(void);
 /* Registers the two active-message handlers on w.  Logs. */
 shr_status_t shr_ucx_agg_handlers_set(shr_ucx_worker_t *w, const char *routine);
 /* Frees w's buffers (none may be in flight: the caller quieted). */

@@ -34,23 +34,114 @@
  * (ucx_progress.c).
  *
  * Locking: as every operation: the worker's lock (when it must lock)
- * around appending and sending; the handlers run in the worker's progress,
- * under the same lock.  Quiet waits for the buffers sent up to its own
- * (by number, shr_ucx_agg_wait), so other threads sending more on a
- * shared context cannot put it off.
+ * around appending and sending, except core's appends through the
+ * windows below (a context's own thread, no lock); the handlers run in
+ * the worker's progress, under the same lock.  Quiet waits for the
+ * buffers sent up to its own (by number, shr_ucx_agg_wait), so other
+ * threads sending more on a shared context cannot put it off.
  */
 #include "transport/ucx/ucx_inline.h"
 
+#include <linux/membarrier.h>
+#include <sched.h>
 #include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "core/rma_inline.h"
 #include "util/log.h"
 
-/* The records are core/remote_inline.h's.  A get's data comes back in
- * the reply, padded to 8, in the order of its records. */
+/* The records are core/remote_inline.h's (core appends puts itself
+ * through the windows below).  A get's data comes back in the reply,
+ * padded to 8, in the order of its records. */
 typedef shr_remote_rec_t shr_ucx_rec_t;
 
 #define SHR_UCX_PAD8(_n) SHR_REMOTE_PAD8(_n)
+
+/* ---- windows: the room of the buffers lent to core ----
+ * While pe's window is open, core's appends move its cursor, not a->len:
+ * whoever reads or grows the buffer folds the window back first
+ * (agg_fold), and the table's appends lend it again (agg_lend). */
+
+/* pe's window back into its buffer a (peer->agg).  Lock held, and nobody
+ * appending through it: this is its thread, or agg_windows_take ran. */
+static SHR_ALWAYS_INLINE void agg_fold(shr_ucx_worker_t *w, shr_ucx_agg_t *a, int pe)
+{
+    shr_remote_win_t *win;
+
+    if (w->wins != NULL && (win = &w->wins->win[pe])->end != NULL) {
+        a->len = (size_t)(win->cur - (unsigned char *)(a->msg + 1));
+        *win = (shr_remote_win_t){0};
+    }
+}
+
+/* Makes w's windows (w->lends); false if out of memory: then the table
+ * keeps every append, slower, not wrong. */
+static bool agg_windows_create(shr_ucx_worker_t *w)
+{
+    w->wins = calloc(1, sizeof(*w->wins) + (size_t)shr_g.n_pes * sizeof(shr_remote_win_t));
+    if (w->wins == NULL) {
+        return false;
+    }
+    w->wins->open = 1;
+    w->wins->max_len = shr_ucx.coalesce_max;
+    return true;
+}
+
+/* Lends ctx (w's context, which lends: w->lends) the room left in pe's
+ * buffer a, for records counted in cmpl (which a counts).  Lock held.
+ * Out of line: once a buffer, core appends the rest. */
+static SHR_NOINLINE void agg_lend(shr_ucx_worker_t *w, shr_ctx_t *ctx, shr_ucx_agg_t *a, int pe,
+                                  shr_cmpl_t *cmpl)
+{
+    if (w->wins == NULL && !agg_windows_create(w)) {
+        return;
+    }
+    unsigned char *base = (unsigned char *)(a->msg + 1);
+    w->wins->win[pe] = (shr_remote_win_t){
+        .cur = base + a->len, .end = base + shr_ucx.agg_bytes, .cmpl = cmpl};
+    ctx->remote_wins = w->wins;
+}
+
+/* Before a thread that does not append through w's windows (the progress
+ * thread) sends w's buffers, lock held: shuts the windows, makes every
+ * thread of the process pass a full memory barrier (membarrier: an
+ * appending thread's store of busy is visible after it, or its load of
+ * open sees them shut), then waits for an append under way to end.  The
+ * appending thread pays two plain stores; this pays a system call. */
+static void agg_windows_take(shr_ucx_worker_t *w)
+{
+    shr_remote_wins_t *ws = w->wins;
+
+    if (ws == NULL) {
+        return;
+    }
+    __atomic_store_n(&ws->open, 0, __ATOMIC_RELAXED);
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        shr_fatal(1, "membarrier failed after it was registered: cannot take coalescing "
+                     "buffers back from the program; set SHIMMER_RMA_COALESCE=0");
+    }
+    while (__atomic_load_n(&ws->busy, __ATOMIC_ACQUIRE) != 0) {
+        sched_yield();
+    }
+}
+
+/* Opens w's windows again (agg_windows_take; the buffers sent closed each). */
+static void agg_windows_give(shr_ucx_worker_t *w)
+{
+    if (w->wins != NULL) {
+        __atomic_store_n(&w->wins->open, 1, __ATOMIC_RELEASE);
+    }
+}
+
+bool shr_ucx_agg_windows_init(void)
+{
+#if defined(__SANITIZE_THREAD__)
+    return false; /* TSan does not know membarrier: it would see races that are not */
+#else
+    return syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+#endif
+}
 
 /* ---- buffers ---- */
 
@@ -100,6 +191,8 @@ void shr_ucx_agg_destroy(shr_ucx_worker_t *w)
     }
     free(w->agg_pes);
     w->agg_pes = NULL;
+    free(w->wins);
+    w->wins = NULL;
     w->n_agg = 0;
     if (w->agg_counted) {
         w->agg_counted = false;
@@ -133,6 +226,7 @@ void shr_ucx_agg_send(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, bool fe
     };
     void *req;
 
+    agg_fold(w, a, pe);
     peer->agg = NULL;
     a->pe = pe;
     a->refs = 2; /* the send and the reply */
@@ -204,7 +298,14 @@ bool shr_ucx_agg_flush_all(shr_ucx_flush_t which)
             continue;
         }
         if (w->agg_counted) {
+            bool taken = which != SHR_UCX_FLUSH_MINE; /* not the windows' thread */
+            if (taken) {
+                agg_windows_take(w);
+            }
             uint64_t seq = shr_ucx_agg_send_all(w);
+            if (taken) {
+                agg_windows_give(w);
+            }
             if (which != SHR_UCX_FLUSH_MINE && seq != w->pt_sent) {
                 w->pt_sent = seq; /* the progress thread's: it may collect the replies */
                 shr_ucx.pt_sends++;
@@ -252,6 +353,7 @@ static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int
     bool counted = false;
 
     if (a != NULL) {
+        agg_fold(w, a, pe);
         for (int i = a->n_cmpl; i-- > 0;) {
             counted = counted || a->cmpl[i] == cmpl;
         }
@@ -346,8 +448,11 @@ static SHR_ALWAYS_INLINE unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t
          * window's), and its worker is counted for the progress rule --
          * a bump of its length and of two clocks, nothing else */
         peer = w->peers[pe];
-        if (SHR_LIKELY(peer != NULL) && (a = peer->agg) != NULL &&
-            SHR_LIKELY(a->cmpl[a->n_cmpl - 1] == cmpl) &&
+        a = SHR_LIKELY(peer != NULL) ? peer->agg : NULL;
+        if (a != NULL) {
+            agg_fold(w, a, pe);
+        }
+        if (a != NULL && SHR_LIKELY(a->cmpl[a->n_cmpl - 1] == cmpl) &&
             SHR_LIKELY(agg_fits(a, bytes, get_bytes)) &&
             SHR_LIKELY(w->agg_counted || !agg_rule_applies(w))) {
             unsigned char *p = (unsigned char *)(a->msg + 1) + a->len;
@@ -355,6 +460,9 @@ static SHR_ALWAYS_INLINE unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t
             __atomic_store_n(&w->agg_recs, w->agg_recs + 1, __ATOMIC_RELAXED);
             a->len += bytes;
             a->get_len += get_bytes;
+            if (w->lends) {
+                agg_lend(w, ctx, a, pe, cmpl);
+            }
             *w_p = w;
             *peer_p = peer;
             return p;
@@ -367,13 +475,16 @@ static SHR_ALWAYS_INLINE unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t
     if (shr_ucx.offload && cmpl->handle && peer->agg->len == bytes) {
         shr_ucx_progress_thread_offload(); /* a handle's first record in this buffer */
     }
+    if (w->lends) {
+        agg_lend(w, ctx, peer->agg, pe, cmpl);
+    }
     return p;
 }
 
 /* A put (src here, to dest at pe) or a get (src at pe, to dest here) as
  * a record. */
-static bool agg_transfer(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int pe,
-                         shr_cmpl_t *cmpl, bool get)
+static SHR_ALWAYS_INLINE bool agg_transfer(shr_ctx_t *ctx, void *dest, const void *src,
+                                           size_t len, int pe, shr_cmpl_t *cmpl, bool get)
 {
     shr_ucx_worker_t *w;
     shr_ucx_peer_t *peer;

@@ -457,6 +457,7 @@ static shr_status_t shr_ucx_init(const char *routine, unsigned *caps_p)
      * request handle's small ones may as well share one (ucx_agg.c) */
     shr_ucx.coalesce_max = 0;
     shr_ucx.coalesce_all = false;
+    shr_ucx.lend = false;
     if (!rdma_devices_present() && shr_config.req_coalesce > 0) {
         /* the message (cookie and records) and UCX's headers within the
          * configured bytes: a full 64 KiB buffer then leaves as one TCP
@@ -475,6 +476,11 @@ static shr_status_t shr_ucx_init(const char *routine, unsigned *caps_p)
         shr_ucx.offload = shr_config.progress_offload && shr_ucx.wakeup &&
                           shr_ucx_progress_thread_wanted();
         shr_ucx.offload_live = shr_ucx.offload;
+        /* not with the offload: its thread watches the count of records
+         * (agg_recs), which core's appends do not move */
+        shr_ucx.lend = !shr_ucx.offload && shr_ucx_agg_windows_init();
+        /* the default context is shared between threads under THREAD_MULTIPLE */
+        shr_ucx.dflt->lends = shr_ucx.lend && shr_g.thread_level != SHMEM_THREAD_MULTIPLE;
     }
     return SHR_OK;
 }
@@ -572,6 +578,7 @@ static shr_status_t shr_ucx_ctx_create(shr_ctx_t *ctx, const char *routine)
         }
     }
     w->must_lock = shared;
+    w->lends = shr_ucx.lend && !shared;
     w->owned = shr_g.thread_level == SHMEM_THREAD_MULTIPLE && (ctx->options & SHMEM_CTX_PRIVATE);
     w->owner = pthread_self();
     shr_ucx_workers_add(w);

@@ -10,10 +10,13 @@
  *   all:    every PE puts to and adds on every other in one handle.
  * The same for operations outside handles (default_path, below).
  * Each on the default context (shared: SHMEM_THREAD_MULTIPLE) and on a
- * private one.  argv[1] = rounds.  Run with SHIMMER_REMOTE_PES so that the
+ * private one; argv[2] `single`: at SHMEM_THREAD_SINGLE, where the default
+ * context is no thread's to share (the transport lends core room in its
+ * buffers for it too).  argv[1] = rounds.  Run with SHIMMER_REMOTE_PES so that the
  * peers are remote; on one node without it the same checks hold trivially. */
 #include <shmemx.h>
 
+#include <stdbool.h>
 #include <time.h>
 
 #include "harness.h"
@@ -62,8 +65,17 @@ static void fence_flag_check(shmem_ctx_t ctx, long *flagw, const long *words, lo
  *              progress thread sends the buffer once it has aged;
  *   fetch:     puts and adds, then a fetching atomic, a get and nbi gets
  *              of the same words read what was put and added;
- *   all:       every PE puts to and adds on every other, quiet, barrier. */
+ *   all:       every PE puts to and adds on every other, quiet, barrier;
+ *   bytes:     puts of 1 to 40 bytes end to end over 96 KiB (records of
+ *              every padding, buffers filling and leaving mid-stream, core
+ *              appending them itself where the transport lends it room):
+ *              every byte lands;
+ *   flood:     8-byte puts to 4 MiB for milliseconds, longer than the
+ *              progress thread's age flush (1 ms): it takes buffers back
+ *              while this thread appends to them; every word lands. */
 #define DP_N 16
+#define DP_BYTES (96 << 10)
+#define DP_FLOOD (1 << 19)
 
 static long dp_data[2][ROUNDS][DP_N];
 static long dp_flag[2][ROUNDS];
@@ -75,6 +87,12 @@ static long dp_words[2][DP_N];
 static long dp_counter[2];
 static long dp_all_slots[2][64];
 static long dp_all_count[2];
+static unsigned char dp_bytes[2][DP_BYTES];
+
+static unsigned char byte_val(int pe, int c, long r, size_t i)
+{
+    return (unsigned char)(pe * 31 + c * 7 + r * 5 + (long)(i % 251));
+}
 
 static double now_us(void)
 {
@@ -208,6 +226,52 @@ static void default_path(shmem_ctx_t ctx, int c, long rounds)
     CHECK(dp_all_count[c] == (long)n * (n + 1) / 2, "all ctx %d count %ld, want %ld", c,
           dp_all_count[c], (long)n * (n + 1) / 2);
     shmem_barrier_all();
+
+    static unsigned char bsrc[DP_BYTES];
+    for (long r = 0; r < 2; r++) {
+        size_t at = 0;
+        for (size_t i = 0; i < DP_BYTES; i++) {
+            bsrc[i] = byte_val(me, c, r, i);
+        }
+        for (long k = 0; at < DP_BYTES; k++) {
+            size_t len = 1 + (size_t)(k * 7 + r) % 40;
+            len = len < DP_BYTES - at ? len : DP_BYTES - at;
+            if (r == 0) {
+                shmem_ctx_putmem_nbi(ctx, &dp_bytes[c][at], &bsrc[at], len, next);
+            } else {
+                shmem_ctx_putmem(ctx, &dp_bytes[c][at], &bsrc[at], len, next);
+            }
+            at += len;
+        }
+        shmem_ctx_quiet(ctx);
+        shmem_barrier_all();
+        for (size_t i = 0; i < DP_BYTES; i++) {
+            if (dp_bytes[c][i] != byte_val(prev, c, r, i)) {
+                CHECK(0, "bytes ctx %d round %ld byte %zu: %#x, want %#x", c, r, i,
+                      dp_bytes[c][i], byte_val(prev, c, r, i));
+            }
+        }
+        shmem_barrier_all();
+    }
+
+    long *flood = shmem_malloc(DP_FLOOD * sizeof(long));
+    CHECK(flood != NULL, "shmem_malloc of %zu bytes failed", DP_FLOOD * sizeof(long));
+    for (long r = 0; r < 2; r++) {
+        for (long i = 0; i < DP_FLOOD; i++) {
+            long v = val(me, c, r, i);
+            shmem_ctx_long_put_nbi(ctx, &flood[i], &v, 1, next);
+        }
+        shmem_ctx_quiet(ctx);
+        shmem_barrier_all();
+        for (long i = 0; i < DP_FLOOD; i++) {
+            if (flood[i] != val(prev, c, r, i)) {
+                CHECK(0, "flood ctx %d round %ld word %ld: %#lx, want %#lx", c, r, i, flood[i],
+                      val(prev, c, r, i));
+            }
+        }
+        shmem_barrier_all();
+    }
+    shmem_free(flood);
 }
 
 int main(int argc, char **argv)
@@ -217,7 +281,8 @@ int main(int argc, char **argv)
     long rounds = argc > 1 ? atol(argv[1]) : 16;
     shmem_ctx_t ctxs[2];
 
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    bool single = argc > 2 && strcmp(argv[2], "single") == 0;
+    shmem_init_thread(single ? SHMEM_THREAD_SINGLE : SHMEM_THREAD_MULTIPLE, &provided);
     me = shmem_my_pe();
     n = shmem_n_pes();
     next = (me + 1) % n;
