@@ -158,6 +158,161 @@ void shr_copy_window(void *dest, const void *src, size_t len)
 }
 SHR_PLUGIN_EXPORT(copy_window);
 
+/* shr_copy_once above 32 bytes, on any CPU: the head, the interior
+ * through memcpy (or shr_copy_window), the tail. */
+static SHR_NOINLINE void shr_copy_once_call(void *dest, const void *src, size_t len)
+{
+    char *d = (char *)dest;
+    const char *s = (const char *)src;
+
+    if (len > 64) { /* at 33-64 B the wait costs more than it saves */
+        s = shr_copy_src_after(s, d);
+    }
+    shr_move_once(d, s, 8);
+    if (SHR_UNLIKELY(shr_copy_is_long(len - 16))) {
+        shr_copy_window(d + 8, s + 8, len - 16);
+    } else {
+        shr_memcpy_call(d + 8, s + 8, len - 16);
+    }
+    shr_move_once(d + len - 8, s + len - 8, 8);
+}
+
+#if defined(__x86_64__)
+typedef char shr_v32_once_t __attribute__((vector_size(32), may_alias, aligned(1)));
+typedef char shr_v64_once_t __attribute__((vector_size(64), may_alias, aligned(1)));
+
+/* The head, the interior through shr_copy_wide (len > 144), the tail. */
+__attribute__((target("avx512f"), noinline)) static void shr_copy_once_wide(char *d, const char *s,
+                                                                          size_t len)
+{
+    shr_move_once(d, s, 8);
+    shr_copy_wide(d + 8, s + 8, len - 16);
+    shr_move_once(d + len - 8, s + len - 8, 8);
+}
+
+/* Copies len (64 * k + 8 to 128 * k) bytes in k 64-byte moves from the
+ * start and k from the end, every load before any store (as glibc's
+ * memcpy does): the first and the last 8 bytes in one move each, the last
+ * move last. */
+__attribute__((target("avx512f"))) static SHR_ALWAYS_INLINE void
+shr_copy_ends64(char *d, const char *s, size_t len, unsigned k)
+{
+    shr_v64_once_t v[8];
+
+#pragma GCC unroll 4
+    for (unsigned i = 0; i < k; i++) {
+        v[i] = *(const shr_v64_once_t *)(s + 64 * i);
+        v[k + i] = *(const shr_v64_once_t *)(s + len - 64 * (k - i));
+    }
+#pragma GCC unroll 4
+    for (unsigned i = 0; i < k; i++) {
+        *(shr_v64_once_t *)(d + 64 * i) = v[i];
+    }
+#pragma GCC unroll 4
+    for (unsigned i = 0; i < k; i++) {
+        *(shr_v64_once_t *)(d + len - 64 * (k - i)) = v[k + i];
+    }
+}
+
+/* shr_copy_once from 33 bytes to copy_wide_max on a CPU with 64-byte moves
+ * (shr_copy_select), each shape storing the first and the last 8 bytes
+ * once, the last ones last:
+ *   40-64 B: one 32-byte move from each end;
+ *   72-128, 136-256, 264-512 B: one, two or four 64-byte moves from each
+ *     end (shr_copy_ends64);
+ *   520 B-2 KiB, where neither end's 8 bytes cross a cache line (an 8-byte
+ *     aligned put): the first and last 64 bytes, the destination's lines
+ *     between them whole, one a turn; from 2 KiB shr_copy_wide;
+ *   else the head's and the tail's 8 bytes around two moves of 16, 32 or
+ *     64 bytes, or shr_copy_wide above 144 B.
+ * No call, nothing pushed: a put + quiet waits for every store, the
+ * stack's too, and for every instruction between the fence and the copy
+ * (bench/README.md, "Blocking latency, one node"). */
+__attribute__((target("avx512f"))) static void shr_copy_once_vec(void *dest, const void *src,
+                                                                 size_t len)
+{
+    char *d = (char *)dest;
+    const char *s = (const char *)src;
+    uintptr_t first = (uintptr_t)d, last = (uintptr_t)d + len - 8;
+    size_t n = len - 16;
+
+    if (len <= 64) {
+        if (len >= 40) {
+            shr_v32_once_t head = *(const shr_v32_once_t *)s;
+            shr_v32_once_t tail = *(const shr_v32_once_t *)(s + len - 32);
+
+            *(shr_v32_once_t *)d = head;
+            *(shr_v32_once_t *)(d + len - 32) = tail;
+            return;
+        }
+    } else {
+        if (SHR_UNLIKELY(len > copy_wide_max)) {
+            shr_copy_once_call(d, s, len);
+            return;
+        }
+        s = shr_copy_src_after(s, d);
+        if (len >= 72 && len <= 128) {
+            shr_copy_ends64(d, s, len, 1);
+            return;
+        }
+        if (len >= 136 && len <= 256) {
+            shr_copy_ends64(d, s, len, 2);
+            return;
+        }
+        if (len >= 264 && len <= 512) {
+            shr_copy_ends64(d, s, len, 4);
+            return;
+        }
+        if (len > 512 && (first & 63) <= 56 && (last & 63) <= 56) {
+            if (len >= SHR_COPY_SKEW_MIN_LEN) {
+                shr_copy_wide(d, s, len);
+                return;
+            }
+            shr_v64_once_t head = *(const shr_v64_once_t *)s;
+            shr_v64_once_t tail = *(const shr_v64_once_t *)(s + len - 64);
+            size_t skip = 64 - (first & 63);
+            char *dd = d + skip, *end = d + len - 64;
+            const char *ss = s + skip;
+
+            *(shr_v64_once_t *)d = head;
+            for (; dd < end; dd += 64, ss += 64) {
+                _mm512_store_si512(dd, _mm512_loadu_si512(ss));
+            }
+            *(shr_v64_once_t *)end = tail;
+            return;
+        }
+        if (n > 128) {
+            shr_copy_once_wide(d, s, len);
+            return;
+        }
+    }
+    shr_move_once(d, s, 8);
+    if (n <= 32) {
+        shr_v16_once_t a = *(const shr_v16_once_t *)(s + 8);
+        shr_v16_once_t b = *(const shr_v16_once_t *)(s + 8 + n - 16);
+
+        *(shr_v16_once_t *)(d + 8) = a;
+        *(shr_v16_once_t *)(d + 8 + n - 16) = b;
+    } else if (n <= 64) {
+        shr_v32_once_t a = *(const shr_v32_once_t *)(s + 8);
+        shr_v32_once_t b = *(const shr_v32_once_t *)(s + 8 + n - 32);
+
+        *(shr_v32_once_t *)(d + 8) = a;
+        *(shr_v32_once_t *)(d + 8 + n - 32) = b;
+    } else {
+        shr_v64_once_t a = *(const shr_v64_once_t *)(s + 8);
+        shr_v64_once_t b = *(const shr_v64_once_t *)(s + 8 + n - 64);
+
+        *(shr_v64_once_t *)(d + 8) = a;
+        *(shr_v64_once_t *)(d + 8 + n - 64) = b;
+    }
+    shr_move_once(d + len - 8, s + len - 8, 8);
+}
+#endif
+
+shr_copy_fn_t *shr_copy_once_long = shr_copy_once_call;
+SHR_PLUGIN_EXPORT(copy_once_long);
+
 /* auto: AMD CPUs with AVX-512 (Zen 4 and later), the only ones measured,
  * where memcpy's rep movsb is the slow part; Intel's rep movsb is its fast
  * path, and some of its CPUs lower their clock for 64-byte moves. */
@@ -165,6 +320,7 @@ size_t shr_copy_select(int mode)
 {
     copy_wide_max = 0;
     copy_pieces_min = SIZE_MAX;
+    shr_copy_once_long = shr_copy_once_call;
 #if defined(__x86_64__)
     __builtin_cpu_init();
     if (mode == SHR_SHM_COPY_MEMCPY || !__builtin_cpu_supports("avx512f") ||
@@ -175,6 +331,7 @@ size_t shr_copy_select(int mode)
 
     copy_wide_max = (l1 > 0 ? (size_t)l1 : (size_t)32 << 10) / 2;
     copy_pieces_min = SHR_COPY_SKEW_END_LEN;
+    shr_copy_once_long = shr_copy_once_vec;
 #else
     (void)mode;
 #endif

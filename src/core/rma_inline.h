@@ -106,9 +106,10 @@ void shr_copy_skewed(void *dest, const void *src, size_t len);
  * twice, as memcpy's are.  Thread-safe; core/rma.c. */
 void shr_copy_window(void *dest, const void *src, size_t len) SHR_PLUGIN_IMPORT(copy_window);
 
-/* Chooses the copy of shr_copy_window once, at init, for SHIMMER_SHM_COPY
- * (`mode`: SHR_SHM_COPY_*); until then shr_copy_window takes neither the
- * vector loop nor the pieces.  Returns the longest copy the vector loop
+/* Chooses the copies of shr_copy_window and shr_copy_once_long once, at
+ * init, for SHIMMER_SHM_COPY (`mode`: SHR_SHM_COPY_*); until then
+ * shr_copy_window takes neither the vector loop nor the pieces, nor
+ * shr_copy_once_long the vector copy.  Returns the longest copy the vector loop
  * takes (0: none, and no pieces).
  * Not thread-safe: call before any transfer. */
 size_t shr_copy_select(int mode);
@@ -152,6 +153,7 @@ static SHR_ALWAYS_INLINE void shr_copy_get(void *dest, const void *src, size_t l
     memcpy(dest, src, len);
 }
 
+
 /* `s`, as a value the CPU computes from `d` (user addresses are below 2^63),
  * so that a copy's loads issue only once its destination's address is
  * known.  In a flood of puts to a mapped peer the destination comes from
@@ -178,6 +180,15 @@ static SHR_ALWAYS_INLINE const char *shr_copy_src_after(const char *s, const cha
 #endif
 }
 
+typedef void shr_copy_fn_t(void *dest, const void *src, size_t len);
+
+/* shr_copy_once above 32 bytes (core/rma.c): the head's and the tail's 8
+ * bytes around memcpy's interior, or the vector copy shr_copy_select chose
+ * at init (before it, the former).  A pointer, so that a put jumps there
+ * with nothing saved: a put + quiet waits for every store, pushes too.
+ * Thread-safe once set. */
+extern shr_copy_fn_t *shr_copy_once_long SHR_PLUGIN_IMPORT(copy_once_long);
+
 /* Copies into memory another PE may be watching, storing every byte once.
  * glibc's memcpy covers a short or ragged range with overlapping head and
  * tail blocks (8 bytes are two 8-byte stores to the same place): a PE that
@@ -185,26 +196,14 @@ static SHR_ALWAYS_INLINE const char *shr_copy_src_after(const char *s, const cha
  * old value come back with the second.  That broke the put + wait_until
  * ping-pong (openshmem-examples' sping lost messages).  The first and last
  * 8 bytes, the words programs poll, get one store each, the last one last;
- * the interior of a long copy goes through memcpy (or shr_copy_window). */
+ * above 32 bytes through shr_copy_once_long. */
 static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t len)
 {
-    char *d = (char *)dest;
-    const char *s = (const char *)src;
-
     if (len > 32) {
-        if (len > 64) { /* at 33-64 B the wait costs more than it saves */
-            s = shr_copy_src_after(s, d);
-        }
-        shr_move_once(d, s, 8);
-        if (SHR_UNLIKELY(shr_copy_is_long(len - 16))) {
-            shr_copy_window(d + 8, s + 8, len - 16);
-        } else {
-            shr_memcpy_call(d + 8, s + 8, len - 16);
-        }
-        shr_move_once(d + len - 8, s + len - 8, 8);
+        shr_copy_once_long(dest, src, len);
         return;
     }
-    shr_copy_short(d, s, len);
+    shr_copy_short((char *)dest, (const char *)src, len);
 }
 
 /* Out of line: remote peer, zero length, or invalid input (which ends the
@@ -337,8 +336,8 @@ static SHR_ALWAYS_INLINE void shr_rma_iget(const char *fn, shr_ctx_t *ctx, void 
  * world PEs.  Shared memory needs only CPU fences; remote transports flush.
  * core/rma.c. */
 void shr_fence(shr_ctx_t *ctx);
-void shr_quiet(shr_ctx_t *ctx);
 void shr_quiet_pes(shr_ctx_t *ctx, const int *pes, size_t npes);
+void shr_quiet(shr_ctx_t *ctx);
 /* quiet ahead of a barrier: every barrier algorithm announces arrival with
  * a release store or RMW on mapped memory (remote arrivals go through the
  * transport after this quiet), which already orders every earlier store of
