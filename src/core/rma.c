@@ -246,10 +246,6 @@ __attribute__((target("avx512f"))) static void shr_copy_once_vec(void *dest, con
             return;
         }
     } else {
-        if (SHR_UNLIKELY(len > copy_wide_max)) {
-            shr_copy_once_call(d, s, len);
-            return;
-        }
         s = shr_copy_src_after(s, d);
         if (len >= 72 && len <= 128) {
             shr_copy_ends64(d, s, len, 1);
@@ -263,7 +259,11 @@ __attribute__((target("avx512f"))) static void shr_copy_once_vec(void *dest, con
             shr_copy_ends64(d, s, len, 4);
             return;
         }
-        if (len > 512 && (first & 63) <= 56 && (last & 63) <= 56) {
+        if (SHR_UNLIKELY(len > copy_wide_max)) { /* half the L1: far above 512 B */
+            shr_copy_once_call(d, s, len);
+            return;
+        }
+        if ((first & 63) <= 56 && (last & 63) <= 56) {
             if (len >= SHR_COPY_SKEW_MIN_LEN) {
                 shr_copy_wide(d, s, len);
                 return;
