@@ -263,7 +263,9 @@ __attribute__((target("avx512f"))) static void shr_copy_once_vec(void *dest, con
             shr_copy_once_call(d, s, len);
             return;
         }
-        if ((first & 63) <= 56 && (last & 63) <= 56) {
+        /* not the gaps between the shapes (65-71, 129-135, 257-263 B): there
+         * the first and last 64 bytes overlap the other end's 8 bytes */
+        if (len > 512 && (first & 63) <= 56 && (last & 63) <= 56) {
             if (len >= SHR_COPY_SKEW_MIN_LEN) {
                 shr_copy_wide(d, s, len);
                 return;
