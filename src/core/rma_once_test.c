@@ -19,11 +19,11 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#if defined(__x86_64__)
+
 #include "core/env.h"
 #include "core/rma_inline.h"
 #include "util/expect.h"
-
-#if defined(__x86_64__)
 
 #define MAX_LEN 2048
 #define POISON 0xEE
