@@ -139,7 +139,13 @@ bool shr_ucx_agg_windows_init(void)
 #if defined(__SANITIZE_THREAD__)
     return false; /* TSan does not know membarrier: it would see races that are not */
 #else
-    return syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0;
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        /* an old kernel, or a container's seccomp filter: slower, not wrong */
+        shr_debug(SHR_LOG_UCX, "membarrier: %m: small remote puts take the worker's lock "
+                               "(no coalescing windows)");
+        return false;
+    }
+    return true;
 #endif
 }
 
