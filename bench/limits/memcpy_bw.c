@@ -7,7 +7,8 @@
  * implementation may use: Shimmer does, SHIMMER_SHM_COPY), and above 64
  * KiB memcpy in 64 KiB pieces (1 MiB there: 70 GB/s against memcpy's 59;
  * an implementation's copy may split, or start a few bytes in, and get
- * the same).  Two processes share the buffers
+ * the same) and on x86 one rep movsb from a 64-byte aligned destination
+ * (which glibc 2.36 gives up from 1 MiB on; Shimmer copies so there).  Two processes share the buffers
  * (MAP_SHARED, as two PEs on a node share their heaps); side 1, the
  * "target", writes its buffer before each point and then leaves the CPUs to
  * side 0, which copies, the same two buffers every time (a target PE waits
@@ -85,6 +86,24 @@ static bool has_vec64(void)
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx512f");
 }
+
+/* size (>= 64) bytes: one unaligned 64-byte move, then one rep movsb from
+ * the destination's next 64-byte boundary. */
+static void copy_movsb(char *dst, const char *src, size_t size)
+{
+    size_t skip = -(uintptr_t)dst & 63;
+
+    memcpy(dst, src, 64);
+    dst += skip;
+    src += skip;
+    size -= skip;
+    __asm__ volatile("rep movsb" : "+D"(dst), "+S"(src), "+c"(size) : : "memory");
+}
+
+static bool has_movsb(void)
+{
+    return true;
+}
 #else
 static void copy_vec64(char *dst, const char *src, size_t size)
 {
@@ -95,9 +114,19 @@ static bool has_vec64(void)
 {
     return false;
 }
+
+static void copy_movsb(char *dst, const char *src, size_t size)
+{
+    memcpy(dst, src, size);
+}
+
+static bool has_movsb(void)
+{
+    return false;
+}
 #endif
 
-enum { COPY_MEMCPY, COPY_WORD, COPY_VEC64, COPY_PIECES, COPY_KINDS };
+enum { COPY_MEMCPY, COPY_WORD, COPY_VEC64, COPY_PIECES, COPY_MOVSB, COPY_KINDS };
 enum { PIECE = 64 << 10 };
 
 /* One copy of kind `how` (COPY_*); with `fence`, completed: a full fence
@@ -113,6 +142,8 @@ static inline void copy_once(char *dst, const char *src, size_t size, int how, b
         }
     } else if (how == COPY_VEC64) {
         copy_vec64(dst, src, size);
+    } else if (how == COPY_MOVSB) {
+        copy_movsb(dst, src, size);
     } else if (how == COPY_PIECES) {
         for (size_t off = 0; off < size; off += PIECE)
             memcpy(dst + off, src + off, size - off < PIECE ? size - off : PIECE);
@@ -138,7 +169,7 @@ static double copies(char *dst, const char *src, size_t size, long iters, long w
 
 /* The fastest copy of the kinds this size and CPU allow (one move of 1,
  * 2, 4 or 8 bytes, the vector loop from 64 bytes where the CPU has it,
- * pieces above one piece): `iters` copies; microseconds. */
+ * pieces and one rep movsb above one piece): `iters` copies; microseconds. */
 static double best_copies(char *dst, const char *src, size_t size, long iters, long warm,
                           bool fence)
 {
@@ -146,7 +177,9 @@ static double best_copies(char *dst, const char *src, size_t size, long iters, l
     for (int how = COPY_VEC64; how < COPY_KINDS; how++) {
         bool word = size != 0 && size <= 8 && (size & (size - 1)) == 0;
         if (how == COPY_WORD ? !word
-                             : how == COPY_VEC64 ? size < 64 || !has_vec64() : size <= PIECE)
+            : how == COPY_VEC64 ? size < 64 || !has_vec64()
+            : how == COPY_MOVSB ? size <= PIECE || !has_movsb()
+            : size <= PIECE)
             continue;
         double v = copies(dst, src, size, iters, warm, how, fence);
         if (v < t)
