@@ -59,25 +59,31 @@ void shr_copy_skewed(void *dest, const void *src, size_t len)
 }
 
 /* The longest copy shr_copy_window gives the vector loop (0: none), and
- * the shortest it copies in pieces (SIZE_MAX: none). */
+ * the shortest it gives one rep movsb (SIZE_MAX: none). */
 static size_t copy_wide_max;
-static size_t copy_pieces_min = SIZE_MAX;
+static size_t copy_movsb_min = SIZE_MAX;
 
-/* glibc 2.36's memcpy in 64 KiB pieces: on AMD EPYC (Zen 5) one call from
- * 1 MiB on is slower than the same bytes in pieces (each still rep movsb),
- * page-aligned buffers, one core, a get flood's copy (a test program outside
- * the repo, best of 3, GB/s whole/pieces): 512 KiB 112/110, 1 MiB 58/69,
- * 2 MiB 55/65, 4 MiB 63/65, 8 MiB 56/61, 16 MiB 33/41, 32 MiB 25/30.  What
- * the benchmarks see: `oshrun -n 2 get_bw -m 1M,2M`, get flood 1 MiB 57.5 ->
- * 68.4 GB/s, 2 MiB 52.6 -> 58.0 (bench/README.md); limits/memcpy_bw's
- * copy in pieces measures the same loop. */
-static void shr_copy_pieces(char *d, const char *s, size_t len)
+#if defined(__x86_64__)
+/* One rep movsb over len (>= 64) bytes, the destination first brought to
+ * a 64-byte boundary by one unaligned move.  glibc 2.36 uses rep movsb
+ * below the L2 size (1 MiB here) and a loop of vector moves from there,
+ * which on AMD EPYC (Zen 5) is slower (a test program outside the repo,
+ * best of 3, GB/s glibc's one call/64 KiB pieces: 1 MiB 58/69, 2 MiB
+ * 55/65, 4 MiB 63/65, 16 MiB 33/41); one rep movsb beats the pieces too:
+ * interleaved launches, flood medians, get 2 MiB 61.1 -> 63.6 GB/s, 4 MiB
+ * 61.0 -> 62.6, put 2 MiB 60.2 -> 60.8, 4 MiB 59.8 -> 60.9 (the command:
+ * bench/README.md); limits/memcpy_bw measures the same copy. */
+__attribute__((target("avx512f"))) static void shr_copy_movsb(char *d, const char *s, size_t len)
 {
-    for (; len > SHR_COPY_PIECE; len -= SHR_COPY_PIECE, d += SHR_COPY_PIECE, s += SHR_COPY_PIECE) {
-        shr_memcpy_call(d, s, SHR_COPY_PIECE);
-    }
-    shr_memcpy_call(d, s, len);
+    size_t skip = -(uintptr_t)d & 63;
+
+    _mm512_storeu_si512(d, _mm512_loadu_si512(s));
+    d += skip;
+    s += skip;
+    len -= skip;
+    __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(len) : : "memory");
 }
+#endif
 
 #if defined(__x86_64__)
 _Static_assert(SHR_COPY_SKEW_MIN_LEN >= 128, "shr_copy_wide's shortest copy");
@@ -145,15 +151,18 @@ void shr_copy_window(void *dest, const void *src, size_t len)
     }
 #endif
     if (shr_copy_has_skew(dest, src)) {
-        /* rep movsb in pieces would crawl on every one of them */
+        /* rep movsb would crawl on every load */
         if (shr_copy_is_in_window(len)) {
             shr_copy_skewed(dest, src, len);
             return;
         }
-    } else if (len >= copy_pieces_min) {
-        shr_copy_pieces(dest, src, len);
+    }
+#if defined(__x86_64__)
+    else if (len >= copy_movsb_min) {
+        shr_copy_movsb(dest, src, len);
         return;
     }
+#endif
     shr_memcpy_call(dest, src, len);
 }
 SHR_PLUGIN_EXPORT(copy_window);
@@ -321,7 +330,7 @@ SHR_PLUGIN_EXPORT(copy_once_long);
 size_t shr_copy_select(int mode)
 {
     copy_wide_max = 0;
-    copy_pieces_min = SIZE_MAX;
+    copy_movsb_min = SIZE_MAX;
     shr_copy_once_long = shr_copy_once_call;
 #if defined(__x86_64__)
     __builtin_cpu_init();
@@ -332,7 +341,7 @@ size_t shr_copy_select(int mode)
     long l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
 
     copy_wide_max = (l1 > 0 ? (size_t)l1 : (size_t)32 << 10) / 2;
-    copy_pieces_min = SHR_COPY_SKEW_END_LEN;
+    copy_movsb_min = SHR_COPY_SKEW_END_LEN;
     shr_copy_once_long = shr_copy_once_vec;
 #else
     (void)mode;

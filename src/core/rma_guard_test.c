@@ -1,7 +1,7 @@
 /*
  * rma_guard_test.c -- unit test of the on-node copies of put and get
  * (shr_copy_once, shr_copy_get) against inaccessible pages: every length
- * from 0 to 8 KiB and a few from 1 MiB (the pieces), with the source or
+ * from 0 to 8 KiB and a few from 1 MiB (one rep movsb), with the source or
  * the destination ending right before, or starting right after, a page
  * that faults, at skews 0 to 4 KiB apart; with memcpy and (where the CPU
  * has it) the 64-byte loop.  A load or store outside the range faults;

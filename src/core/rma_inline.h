@@ -88,7 +88,6 @@ static SHR_ALWAYS_INLINE void shr_copy_short(char *d, const char *s, size_t len)
 #define SHR_COPY_SKEW_MAX 31u                /* (dest - src) mod 4 KiB in 1..this */
 #define SHR_COPY_SKEW_MIN_LEN 2049u          /* memcpy's rep movsb from here */
 #define SHR_COPY_SKEW_END_LEN (1u << 20)     /* ... to here (glibc: the L2 size) */
-#define SHR_COPY_PIECE (64u << 10)           /* shr_copy_window's pieces from 1 MiB */
 
 /* Copies len (>= 16) bytes, each byte stored once, loading each 64-byte
  * block before storing the previous one, so that no load waits behind a
@@ -100,17 +99,17 @@ void shr_copy_skewed(void *dest, const void *src, size_t len);
  * (SHIMMER_SHM_COPY, shr_copy_select) a copy whose source and destination
  * fit in half the L1 data cache goes through a loop of them (twice as fast
  * on AMD Zen 5: the figures and their command above shr_copy_wide), and on
- * those CPUs a copy from 1 MiB on, unskewed, through memcpy in 64 KiB
- * pieces (above shr_copy_pieces); else a skewed one below 1 MiB through
- * shr_copy_skewed, the rest through memcpy.  Interior bytes may be stored
+ * those CPUs a copy from 1 MiB on, unskewed, through one rep movsb, which
+ * glibc gives up there (above shr_copy_movsb); else a skewed one below
+ * 1 MiB through shr_copy_skewed, the rest through memcpy.  Interior bytes may be stored
  * twice, as memcpy's are.  Thread-safe; core/rma.c. */
 void shr_copy_window(void *dest, const void *src, size_t len) SHR_PLUGIN_IMPORT(copy_window);
 
 /* Chooses the copies of shr_copy_window and shr_copy_once_long once, at
  * init, for SHIMMER_SHM_COPY (`mode`: SHR_SHM_COPY_*); until then
- * shr_copy_window takes neither the vector loop nor the pieces, nor
+ * shr_copy_window takes neither the vector loop nor rep movsb, nor
  * shr_copy_once_long the vector copy.  Returns the longest copy the vector loop
- * takes (0: none, and no pieces).
+ * takes (0: none, and no rep movsb).
  * Not thread-safe: call before any transfer. */
 size_t shr_copy_select(int mode);
 
