@@ -118,8 +118,9 @@ static void agg_windows_take(shr_ucx_worker_t *w)
     }
     __atomic_store_n(&ws->open, 0, __ATOMIC_RELAXED);
     if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
-        shr_fatal(1, "membarrier failed after it was registered: cannot take coalescing "
-                     "buffers back from the program; set SHIMMER_RMA_COALESCE=0");
+        shr_error("progress thread: membarrier: %m, after it was registered: cannot take "
+                  "coalescing buffers back from the program; set SHIMMER_RMA_COALESCE=0");
+        shr_fatal(1, "membarrier failed in the progress thread");
     }
     while (__atomic_load_n(&ws->busy, __ATOMIC_ACQUIRE) != 0) {
         sched_yield();
