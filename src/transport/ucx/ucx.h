@@ -71,6 +71,9 @@ typedef struct shr_ucx_peer {
     uint64_t base[SHR_SEG_COUNT];    /* where the PE's copy starts (its address) */
     bool dirty;                      /* operations since the last flush of ep */
     shr_ucx_agg_t *agg;              /* coalesced operations not sent yet, or NULL */
+    shr_ucx_agg_t *full, *full_tail; /* full buffers left to the progress thread (the
+                                        offload), oldest first; none unless agg != NULL */
+    int n_full;
 } shr_ucx_peer_t;
 
 /* What a PE published, as read back from boot (ucx_rkey.c). */
@@ -219,8 +222,9 @@ bool shr_ucx_coalesce_get_op(shr_ctx_t *ctx, void *dest, const void *src, size_t
 bool shr_ucx_coalesce_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                                     uint64_t *sig, uint64_t value, int sig_op, int pe,
                                     shr_cmpl_t *cmpl);
-/* Sends peer's coalescing buffer (pe's); with `fence`, what w posts next
- * is ordered after it.  Lock held.  Ends the job if the send fails. */
+/* Sends peer's coalescing buffer (pe's), after the full ones queued
+ * before it; with `fence`, what w posts next is ordered after it.  Lock
+ * held.  Ends the job if the send fails. */
 SHR_COLD void shr_ucx_agg_send(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, bool fence);
 /* Sends every coalescing buffer of w (fence, quiet, finalize) and returns
  * the number of the last one sent so far: done once shr_ucx_agg_done

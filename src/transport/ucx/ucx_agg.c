@@ -16,7 +16,9 @@
  *     the next record does not fit, at a handle's flush of the PE, at
  *     fence, quiet and finalize, and before any other operation of the
  *     worker to the PE (shr_ucx_peer), followed by a fence: nothing
- *     overtakes it.
+ *     overtakes it.  With the offload a full buffer of a handle's instead
+ *     joins the peer's queue (peer->full) for the progress thread; every
+ *     send of the peer's buffer posts the queue first, oldest first.
  *   target: the handler (on the default worker, which peers connect to)
  *     applies the records in order -- data with shr_copy_once, atomics
  *     with the CPU atomics of the node's own path, gets read into the
@@ -35,10 +37,13 @@
  *
  * Locking: as every operation: the worker's lock (when it must lock)
  * around appending and sending, except core's appends through the
- * windows below (a context's own thread, no lock); the handlers run in
- * the worker's progress, under the same lock.  Quiet waits for the
- * buffers sent up to its own (by number, shr_ucx_agg_wait), so other
- * threads sending more on a shared context cannot put it off.
+ * windows below (a context's own thread, no lock; never with the
+ * offload); UCX's worker is serialized, so a send holds the lock across
+ * its system call, and the progress thread takes it once per full
+ * buffer.  The handlers run in the worker's progress, under the same
+ * lock.  Quiet waits for the buffers sent up to its own (by number,
+ * shr_ucx_agg_wait), so other threads sending more on a shared context
+ * cannot put it off.
  */
 #include "transport/ucx/ucx_inline.h"
 
@@ -186,9 +191,16 @@ static void agg_unref(shr_ucx_agg_t *a)
 void shr_ucx_agg_destroy(shr_ucx_worker_t *w)
 {
     for (int pe = 0; w->peers != NULL && pe < shr_g.n_pes; pe++) {
-        if (w->peers[pe] != NULL) {
-            free(w->peers[pe]->agg);
-            w->peers[pe]->agg = NULL;
+        shr_ucx_peer_t *peer = w->peers[pe];
+        if (peer != NULL) {
+            while (peer->full != NULL) {
+                shr_ucx_agg_t *a = peer->full;
+                peer->full = a->next;
+                free(a);
+            }
+            peer->n_full = 0;
+            free(peer->agg);
+            peer->agg = NULL;
         }
     }
     while (w->agg_free != NULL) {
@@ -220,9 +232,11 @@ static void agg_sent(void *request, ucs_status_t status, void *user_data)
     agg_unref(a);
 }
 
-void shr_ucx_agg_send(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, bool fence)
+/* Posts buffer `a` to pe; with `fence`, what w posts next is ordered
+ * after it.  Lock held. */
+static void agg_post(shr_ucx_worker_t *w, shr_ucx_agg_t *a, shr_ucx_peer_t *peer, int pe,
+                     bool fence)
 {
-    shr_ucx_agg_t *a = peer->agg;
     ucp_request_param_t param = {
         .op_attr_mask = UCP_OP_ATTR_FIELD_FLAGS | UCP_OP_ATTR_FIELD_CALLBACK |
                         UCP_OP_ATTR_FIELD_USER_DATA,
@@ -233,8 +247,6 @@ void shr_ucx_agg_send(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, bool fe
     };
     void *req;
 
-    agg_fold(w, a, pe);
-    peer->agg = NULL;
     a->pe = pe;
     a->refs = 2; /* the send and the reply */
     a->msg[0] = (uint64_t)(uintptr_t)a;
@@ -260,6 +272,60 @@ void shr_ucx_agg_send(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, bool fe
     }
 }
 
+/* Posts the oldest of pe's full buffers, fenced as when it filled: the
+ * endpoint sees the posts it would have seen without the queue, in the
+ * same order, only later (docs/requests.md "Offload").  Lock held. */
+static void agg_post_full(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe)
+{
+    shr_ucx_agg_t *a = peer->full;
+
+    peer->full = a->next;
+    peer->n_full--;
+    agg_post(w, a, peer, pe, true);
+}
+
+void shr_ucx_agg_send(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, bool fence)
+{
+    shr_ucx_agg_t *a = peer->agg;
+
+    agg_fold(w, a, pe); /* (queued buffers were folded when they filled) */
+    while (peer->full != NULL) {
+        agg_post_full(w, peer, pe);
+    }
+    peer->agg = NULL;
+    agg_post(w, a, peer, pe, fence);
+}
+
+/* Full buffers one (worker, PE) may queue for the progress thread (512
+ * KiB of copied records with the default 64 KiB buffers); the next one
+ * leaves from the issuing thread with the queue: what a program copies
+ * faster than the thread sends stays bounded.  16 lost overlap at 8 KiB
+ * on 2 cores (docs/requests.md, "Offload"). */
+#define SHR_UCX_AGG_FULL_MAX 8
+
+/* pe's buffer is full.  With the offload the issuing thread only queues
+ * it: the progress thread sends it with the rest once the program stops
+ * filling (ucx_progress.c), so the send's system call leaves this thread
+ * as the later buffers' do.  Else it leaves now, fenced.  Lock held. */
+static void agg_full(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, const shr_cmpl_t *cmpl)
+{
+    shr_ucx_agg_t *a = peer->agg;
+
+    if (!shr_ucx_offloads(cmpl) || peer->n_full == SHR_UCX_AGG_FULL_MAX) {
+        shr_ucx_agg_send(w, peer, pe, true);
+        return;
+    }
+    a->next = NULL;
+    if (peer->full != NULL) {
+        peer->full_tail->next = a;
+    } else {
+        peer->full = a;
+    }
+    peer->full_tail = a;
+    peer->n_full++;
+    peer->agg = NULL;
+}
+
 uint64_t shr_ucx_agg_send_all(shr_ucx_worker_t *w)
 {
     for (int i = 0; i < w->n_agg; i++) {
@@ -274,6 +340,30 @@ uint64_t shr_ucx_agg_send_all(shr_ucx_worker_t *w)
         __atomic_fetch_sub(&shr_ucx.agg_workers, 1, __ATOMIC_RELAXED);
     }
     return w->agg_seq;
+}
+
+/* Posts the oldest full buffer of one of w's PEs; false if none is
+ * queued.  Lock held. */
+static bool agg_post_any_full(shr_ucx_worker_t *w)
+{
+    for (int i = 0; i < w->n_agg; i++) {
+        shr_ucx_peer_t *peer = w->peers[w->agg_pes[i]];
+        if (peer->full != NULL) {
+            agg_post_full(w, peer, w->agg_pes[i]);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* The progress thread sent w's buffers up to the last one: it may
+ * collect their replies (pt_sent).  Lock held. */
+static void agg_pt_sent(shr_ucx_worker_t *w)
+{
+    if (w->agg_seq != w->pt_sent) {
+        w->pt_sent = w->agg_seq;
+        shr_ucx.pt_sends++;
+    }
 }
 
 bool shr_ucx_agg_flush_all(shr_ucx_flush_t which)
@@ -304,18 +394,29 @@ bool shr_ucx_agg_flush_all(shr_ucx_flush_t which)
             left = true;
             continue;
         }
+        /* the progress thread: full buffers one per hold of the lock,
+         * which a send holds across its system call (UCX's worker is
+         * serialized): a thread that issues on w meanwhile waits for one
+         * send, not for the queue */
+        bool held = true;
+        while (which != SHR_UCX_FLUSH_MINE && held && agg_post_any_full(w)) {
+            agg_pt_sent(w);
+            pthread_mutex_unlock(&w->lock);
+            held = pthread_mutex_trylock(&w->lock) == 0;
+        }
+        if (!held) {
+            left = true;
+            continue;
+        }
         if (w->agg_counted) {
             bool taken = which != SHR_UCX_FLUSH_MINE; /* not the windows' thread */
             if (taken) {
                 agg_windows_take(w);
             }
-            uint64_t seq = shr_ucx_agg_send_all(w);
+            (void)shr_ucx_agg_send_all(w);
             if (taken) {
                 agg_windows_give(w);
-            }
-            if (which != SHR_UCX_FLUSH_MINE && seq != w->pt_sent) {
-                w->pt_sent = seq; /* the progress thread's: it may collect the replies */
-                shr_ucx.pt_sends++;
+                agg_pt_sent(w);
             }
         }
         pthread_mutex_unlock(&w->lock);
@@ -365,7 +466,7 @@ static unsigned char *agg_reserve(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int
             counted = counted || a->cmpl[i] == cmpl;
         }
         if (!agg_fits(a, bytes, get_bytes) || (!counted && a->n_cmpl == SHR_UCX_AGG_CMPLS)) {
-            shr_ucx_agg_send(w, peer, pe, true);
+            agg_full(w, peer, pe, cmpl);
             a = NULL;
             counted = false;
         }

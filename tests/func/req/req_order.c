@@ -7,7 +7,11 @@
  *   fill:   a window larger than one buffer, a long (direct) put in the
  *           middle over the words just written (still buffered), atomics:
  *           each word ends with its last write, every add counted;
- *   all:    every PE puts to and adds on every other in one handle.
+ *   all:    every PE puts to and adds on every other in one handle;
+ *   queue:  passes over the same words in one handle, each filling more
+ *           than one buffer, the program away before the wait (with the
+ *           offload the progress thread sends the full buffers, in
+ *           order): each word ends with the last pass's value.
  * The same for operations outside handles (default_path, below).
  * Each on the default context (shared: SHMEM_THREAD_MULTIPLE) and on a
  * private one; argv[2] `single`: at SHMEM_THREAD_SINGLE, where the default
@@ -26,6 +30,9 @@
 #define FILL 4000   /* words of the fill case: 192 KB of records, 3 buffers */
 #define LONG 3072   /* words of its long put: 24 KiB, above the coalescing limit, */
 #define LONG_END 3500 /* ... ending at this word: over the records still buffered */
+#define QW 16384    /* words of the queue case: 128 KiB, a pass fills 2 buffers */
+#define QPUT 128    /* ... in puts of 1 KiB */
+#define QPASSES 3
 
 static long data[2][ROUNDS][N];
 static long flag[2][ROUNDS];
@@ -34,6 +41,7 @@ static long sigdata[2][ROUNDS][N];
 static long fill[2][FILL];
 static long counter[2];
 static long all_slots[2][64];
+static long qwords[2][QW];
 static long all_count[2];
 
 static long val(int pe, int c, long r, long i)
@@ -389,6 +397,32 @@ int main(int argc, char **argv)
                       pe, all_slots[c][pe]);
             }
             CHECK_EQ(all_count[c], (long)n * (n + 1) / 2);
+        }
+        shmem_barrier_all();
+
+        /* queue: the program stays away before issuing (the offload's
+         * back-off after the waits above ends) and before waiting */
+        {
+            static long qsrc[QW];
+            struct timespec away = {0, 3000000};
+            shmemx_req_t h = SHMEMX_REQ_NULL;
+            nanosleep(&away, NULL);
+            for (long p = 0; p < QPASSES; p++) {
+                for (long i = 0; i < QW; i++) {
+                    qsrc[i] = val(me, c, 5 + p, i);
+                }
+                for (long i = 0; i < QW; i += QPUT) {
+                    shmemx_ctx_long_put_req(ctx, &qwords[c][i], &qsrc[i], QPUT, next, &h);
+                }
+            }
+            nanosleep(&away, NULL);
+            shmemx_req_wait(&h);
+            shmem_barrier_all();
+            for (long i = 0; i < QW; i++) {
+                CHECK(qwords[c][i] == val(prev, c, 5 + QPASSES - 1, i),
+                      "queue ctx %d word %ld: %#lx, want %#lx", c, i, qwords[c][i],
+                      val(prev, c, 5 + QPASSES - 1, i));
+            }
         }
         shmem_barrier_all();
         default_path(ctx, c, rounds);
