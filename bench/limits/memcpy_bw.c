@@ -8,10 +8,11 @@
  * KiB memcpy in 64 KiB pieces (1 MiB there: 70 GB/s against memcpy's 59;
  * an implementation's copy may split, or start a few bytes in, and get
  * the same) and on x86 one rep movsb from a 64-byte aligned destination
- * (which glibc 2.36 gives up from 1 MiB on; Shimmer copies so there).  Two processes share the buffers
- * (MAP_SHARED, as two PEs on a node share their heaps); side 1, the
- * "target", writes its buffer before each point and then leaves the CPUs to
- * side 0, which copies, the same two buffers every time (a target PE waits
+ * (which glibc 2.36 gives up from 1 MiB on; Shimmer copies so there).
+ * Two processes share the buffers (MAP_SHARED, as two PEs on a node share
+ * their heaps); side 1, the "target", writes its buffer before each point
+ * and then leaves the CPUs to side 0, which copies, the same two buffers
+ * every time within a trial (a target PE waits
  * in a barrier; one that naps there, as Shimmer's does, leaves the copier
  * the whole machine: the best case, which a limit is):
  *   op=put  side 0's source into side 1's destination (put_bw, put_lat);
@@ -21,7 +22,8 @@
  * fenced_us: one copy then a full fence (the stores visible before any
  *   later load), back to back: what a put completed by quiet costs at
  *   least, on a machine whose stores may pass later loads (x86 included).
- * Each figure is the best of 6 timed trials: a limit is the best case.  The
+ * Each figure is the best of 6 timed trials, each on buffers of its own
+ * (pages placed anew, as a new launch's are): a limit is the best case.  The
  * trials alternate between the two processes pinned to different CPUs and
  * left to the scheduler (-t 0: never pinned): on a busy machine a pinned
  * copier cannot leave a CPU another program holds, while the PEs it bounds
@@ -231,14 +233,20 @@ int main(int argc, char **argv)
     bool pin = !(b.opt.nthreads == 1 && b.opt.threads[0] == 0);
     size_t max = (b.opt.max_size + 4095) & ~(size_t)4095;
     shared_t *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-    size_t huge = (size_t)2 << 20;
-    char *bufs = mmap(NULL, (2 * max + huge - 1) & ~(huge - 1), PROT_READ | PROT_WRITE,
+    /* each trial its own two buffers: where they fill the L2 the physical
+     * placement of their pages moves a copy by up to 20 % (get 512 KiB,
+     * one placement per launch: 102-126 GB/s), and each launch of a
+     * benchmark draws its own placement */
+    size_t huge = (size_t)2 << 20, set = (2 * max + huge - 1) & ~(huge - 1);
+    char *bufs = mmap(NULL, TRIALS * set, PROT_READ | PROT_WRITE,
                       MAP_SHARED | MAP_ANONYMOUS | MAP_HUGETLB, -1, 0);
     bool on_huge = bufs != MAP_FAILED;
-    if (!on_huge)
-        bufs = mmap(NULL, 2 * max, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (!on_huge) {
+        set = 2 * max;
+        bufs = mmap(NULL, TRIALS * set, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    }
     if (s == MAP_FAILED || bufs == MAP_FAILED)
-        bench_die(&b, "mmap of %zu bytes failed", 2 * max);
+        bench_die(&b, "mmap of %zu bytes failed", TRIALS * set);
 
     for (int put = 1; put >= 0; put--) {
         if (!bench_has_op(&b, put ? "put" : "get"))
@@ -246,8 +254,7 @@ int main(int argc, char **argv)
         BENCH_FOR_SIZES(&b, size) {
             if (!bench_point(&b, "op=%s size=%zu", put ? "put" : "get", size))
                 continue;
-            arg_t arg = {.put = put, .size = size, .mine = bufs, .theirs = bufs + max,
-                         .seed = (unsigned)size};
+            arg_t arg = {.put = put, .size = size, .seed = (unsigned)size};
             arg.bw_iters = bench_iters(&b, size);
             arg.bw_warm = bench_warmup(&b, arg.bw_iters);
             arg.lat_iters = bench_iters_like(&b, size, &lat_sweep);
@@ -257,6 +264,8 @@ int main(int argc, char **argv)
             for (int t = 0; t < TRIALS; t++) {
                 bool this_pinned = false;
                 memset((void *)s, 0, sizeof *s);
+                arg.mine = bufs + (size_t)t * set;
+                arg.theirs = arg.mine + max;
                 ok = ok && bench_fork_pair(s, side_run, &arg, pin && t % 2 == 0, &this_pinned) && s->ok;
                 double c = s->bw_us / (double)arg.bw_iters, l = s->lat_us / (double)arg.lat_iters;
                 if (l < c)
