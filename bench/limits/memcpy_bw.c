@@ -1,7 +1,8 @@
 /*
  * memcpy_bw - machine limit: single-core copy, in the access pattern of
  * the put and get benchmarks it bounds: the fastest of glibc's memcpy,
- * for 1, 2, 4 and 8 bytes one move (as Shimmer's 8-byte put is), on a CPU
+ * for 1, 2, 4, 8, 16 and 32 bytes one or two moves (as Shimmer's inline
+ * copy up to 32 bytes is), on a CPU
  * with AVX-512 a loop of 64-byte moves (which copies 4 KiB on
  * AMD Zen 5 in half the time of glibc 2.36's rep movsb, and which an
  * implementation may use: Shimmer does, SHIMMER_SHM_COPY), and above 64
@@ -135,8 +136,10 @@ enum { PIECE = 64 << 10 };
  * after it. */
 static inline void copy_once(char *dst, const char *src, size_t size, int how, bool fence)
 {
-    if (how == COPY_WORD) {               /* one move, as an 8-byte put or get may be */
+    if (how == COPY_WORD) {   /* one or two moves, as a put or get of <= 32 B may be */
         switch (size) {
+        case 32: __builtin_memcpy(dst, src, 32); break;
+        case 16: __builtin_memcpy(dst, src, 16); break;
         case 8: __builtin_memcpy(dst, src, 8); break;
         case 4: __builtin_memcpy(dst, src, 4); break;
         case 2: __builtin_memcpy(dst, src, 2); break;
@@ -169,15 +172,15 @@ static double copies(char *dst, const char *src, size_t size, long iters, long w
     return bench_now_us() - t0;
 }
 
-/* The fastest copy of the kinds this size and CPU allow (one move of 1,
- * 2, 4 or 8 bytes, the vector loop from 64 bytes where the CPU has it,
+/* The fastest copy of the kinds this size and CPU allow (one or two moves
+ * of 1, 2, 4, 8, 16 or 32 bytes, the vector loop from 64 bytes where the CPU has it,
  * pieces and one rep movsb above one piece): `iters` copies; microseconds. */
 static double best_copies(char *dst, const char *src, size_t size, long iters, long warm,
                           bool fence)
 {
     double t = copies(dst, src, size, iters, warm, COPY_MEMCPY, fence);
-    for (int how = COPY_VEC64; how < COPY_KINDS; how++) {
-        bool word = size != 0 && size <= 8 && (size & (size - 1)) == 0;
+    for (int how = COPY_WORD; how < COPY_KINDS; how++) {
+        bool word = size != 0 && size <= 32 && (size & (size - 1)) == 0;
         if (how == COPY_WORD ? !word
             : how == COPY_VEC64 ? size < 64 || !has_vec64()
             : how == COPY_MOVSB ? size <= PIECE || !has_movsb()
