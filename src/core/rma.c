@@ -196,13 +196,16 @@ __attribute__((target("avx512f"), noinline)) static void shr_copy_once_wide(char
 {
     shr_move_once(d, s, 8);
     shr_copy_wide(d + 8, s + 8, len - 16);
+    shr_fence_stores();
     shr_move_once(d + len - 8, s + len - 8, 8);
 }
 
 /* Copies len (64 * k + 8 to 128 * k) bytes in k 64-byte moves from the
  * start and k from the end, every load before any store (as glibc's
  * memcpy does): the first and the last 8 bytes in one move each, the last
- * move last. */
+ * move last.  Each shape stores its last move after shr_fence_stores: the
+ * compiler may otherwise reorder plain stores (clang put the last 64 bytes
+ * of a 136-byte copy before the third move). */
 __attribute__((target("avx512f"))) static SHR_ALWAYS_INLINE void
 shr_copy_ends64(char *d, const char *s, size_t len, unsigned k)
 {
@@ -218,9 +221,11 @@ shr_copy_ends64(char *d, const char *s, size_t len, unsigned k)
         *(shr_v64_once_t *)(d + 64 * i) = v[i];
     }
 #pragma GCC unroll 4
-    for (unsigned i = 0; i < k; i++) {
+    for (unsigned i = 0; i + 1 < k; i++) {
         *(shr_v64_once_t *)(d + len - 64 * (k - i)) = v[k + i];
     }
+    shr_fence_stores();
+    *(shr_v64_once_t *)(d + len - 64) = v[2 * k - 1];
 }
 
 /* shr_copy_once from 33 bytes to copy_wide_max on a CPU with 64-byte moves
@@ -251,6 +256,7 @@ __attribute__((target("avx512f"))) static void shr_copy_once_vec(void *dest, con
             shr_v32_once_t tail = *(const shr_v32_once_t *)(s + len - 32);
 
             *(shr_v32_once_t *)d = head;
+            shr_fence_stores();
             *(shr_v32_once_t *)(d + len - 32) = tail;
             return;
         }
@@ -289,6 +295,7 @@ __attribute__((target("avx512f"))) static void shr_copy_once_vec(void *dest, con
             for (; dd < end; dd += 64, ss += 64) {
                 _mm512_store_si512(dd, _mm512_loadu_si512(ss));
             }
+            shr_fence_stores();
             *(shr_v64_once_t *)end = tail;
             return;
         }
@@ -317,6 +324,7 @@ __attribute__((target("avx512f"))) static void shr_copy_once_vec(void *dest, con
         *(shr_v64_once_t *)(d + 8) = a;
         *(shr_v64_once_t *)(d + 8 + n - 64) = b;
     }
+    shr_fence_stores();
     shr_move_once(d + len - 8, s + len - 8, 8);
 }
 #endif
