@@ -71,9 +71,8 @@ typedef struct shr_ucx_peer {
     uint64_t base[SHR_SEG_COUNT];    /* where the PE's copy starts (its address) */
     bool dirty;                      /* operations since the last flush of ep */
     shr_ucx_agg_t *agg;              /* coalesced operations not sent yet, or NULL */
-    shr_ucx_agg_t *full, *full_tail; /* full buffers left to the progress thread (the
+    shr_ucx_agg_t *full;             /* full buffers left to the progress thread (the
                                         offload), oldest first; none unless agg != NULL */
-    int n_full;
 } shr_ucx_peer_t;
 
 /* What a PE published, as read back from boot (ucx_rkey.c). */

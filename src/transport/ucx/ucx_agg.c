@@ -198,7 +198,6 @@ void shr_ucx_agg_destroy(shr_ucx_worker_t *w)
                 peer->full = a->next;
                 free(a);
             }
-            peer->n_full = 0;
             free(peer->agg);
             peer->agg = NULL;
         }
@@ -280,7 +279,6 @@ static void agg_post_full(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe)
     shr_ucx_agg_t *a = peer->full;
 
     peer->full = a->next;
-    peer->n_full--;
     agg_post(w, a, peer, pe, true);
 }
 
@@ -310,19 +308,20 @@ void shr_ucx_agg_send(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, bool fe
 static void agg_full(shr_ucx_worker_t *w, shr_ucx_peer_t *peer, int pe, const shr_cmpl_t *cmpl)
 {
     shr_ucx_agg_t *a = peer->agg;
+    shr_ucx_agg_t **end = &peer->full;
+    int n = 0;
+    bool queue = shr_ucx_offloads(cmpl);
 
-    if (!shr_ucx_offloads(cmpl) || peer->n_full == SHR_UCX_AGG_FULL_MAX) {
+    /* the queue's end and length (at most 8 steps, once per full buffer) */
+    for (; queue && *end != NULL; end = &(*end)->next) {
+        n++;
+    }
+    if (!queue || n == SHR_UCX_AGG_FULL_MAX) {
         shr_ucx_agg_send(w, peer, pe, true);
         return;
     }
     a->next = NULL;
-    if (peer->full != NULL) {
-        peer->full_tail->next = a;
-    } else {
-        peer->full = a;
-    }
-    peer->full_tail = a;
-    peer->n_full++;
+    *end = a;
     peer->agg = NULL;
 }
 
