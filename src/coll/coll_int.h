@@ -289,7 +289,9 @@ static inline void shr_coll_copy_local(void *dest, const void *src, size_t len)
 
 /* ---- slots: payload + header in the slot area ----
  * A slot is `sw` words: the payload from its first word (16-byte aligned,
- * as long double and complex need), the header in its last.  Slots of up
+ * as long double and complex need), the header in its last; collect's
+ * flat slots instead end their payload where the header starts
+ * (flat_payload, coll_collect.c: byte copies only).  Slots of up
  * to a line never straddle one (sizes 2, 4, 8 words, aligned); larger ones
  * are whole lines.  Slot i of a receiver is at sync + SHR_CR_SLOTS + i * sw. */
 #define SHR_COLL_SLOT(_c, _i, _sw) (&(_c)->sync[SHR_CR_SLOTS + (_i) * (_sw)])
