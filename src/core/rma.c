@@ -138,6 +138,7 @@ __attribute__((target("avx512f"))) static void shr_copy_wide(char *d, const char
     for (; dd < end; dd += 64, ss += 64) {
         _mm512_store_si512(dd, _mm512_loadu_si512(ss));
     }
+    shr_fence_stores(); /* the last move last: the compiler may reorder stores */
     _mm512_storeu_si512(end, last);
 }
 #endif
@@ -183,6 +184,9 @@ static SHR_NOINLINE void shr_copy_once_call(void *dest, const void *src, size_t 
     } else {
         shr_memcpy_call(d + 8, s + 8, len - 16);
     }
+#if defined(__x86_64__)
+    shr_fence_stores(); /* shr_copy_window may be inlined: its stores stay before */
+#endif
     shr_move_once(d + len - 8, s + len - 8, 8);
 }
 
