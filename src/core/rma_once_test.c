@@ -7,7 +7,8 @@
  * one instruction run (the trap flag), notes which bytes it wrote and
  * writes the poison back.  Every length from 33 to 2 KiB at destination
  * offsets in a cache line on both sides of each bound (`all`: every one),
- * with memcpy and (where the CPU has it) the vector copy.  x86-64 only
+ * with memcpy and (where the CPU has it) the vector copy, whose 64-byte
+ * loop (shr_copy_wide) also at a few lengths up to 8 KiB.  x86-64 only
  * (the trap flag).
  */
 #include <signal.h>
@@ -26,8 +27,9 @@
 #include "util/expect.h"
 
 #define MAX_LEN 2048
+#define LONG_LEN 8200 /* the longest of long_lens */
 #define POISON 0xEE
-#define REGION (2 * MAX_LEN + 2 * 4096)
+#define REGION (2 * LONG_LEN + 2 * 4096)
 #define TRAP_FLAG 0x100
 
 static unsigned char *region;
@@ -122,6 +124,21 @@ static void check_all(const char *mode, const unsigned char *src, const size_t *
     EXPECT(bad == 0);
 }
 
+/* The vector copy's 64-byte loop, which shr_copy_once_vec takes whole
+ * from 2049 B (or between the ends' 8 bytes): a few lengths past 2 KiB,
+ * below half of any L1 (not memcpy's: glibc's rep movsb from 2113 B
+ * writes many bytes in one traced instruction). */
+static void check_long(const char *mode, const unsigned char *src, const size_t *offs, size_t n)
+{
+    static const size_t long_lens[] = {2049, 2056, 2112, 2113, 2120, 4096, 4104, 8192, LONG_LEN};
+
+    for (size_t l = 0; l < SHR_ARRAY_SIZE(long_lens); l++) {
+        for (size_t k = 0; k < n; k++) {
+            EXPECT(check_one(mode, src, 4096 + offs[k], long_lens[l]));
+        }
+    }
+}
+
 /* argv[1] `all`: every offset in a cache line (~2 minutes); without it,
  * both sides of each bound the copies test (8-byte alignment, the last
  * 8 bytes of a line) and the commonest (0). */
@@ -129,7 +146,7 @@ int main(int argc, char **argv)
 {
     static const size_t some[] = {0, 1, 7, 8, 9, 31, 55, 56, 57, 63};
     size_t every[64];
-    static unsigned char src[MAX_LEN];
+    static unsigned char src[LONG_LEN];
     bool all = argc > 1 && strcmp(argv[1], "all") == 0;
     struct sigaction sa = {.sa_flags = SA_SIGINFO};
 
@@ -139,7 +156,7 @@ int main(int argc, char **argv)
         return 1;
     }
     memset(region, POISON, REGION);
-    for (size_t i = 0; i < MAX_LEN; i++) {
+    for (size_t i = 0; i < LONG_LEN; i++) {
         src[i] = (unsigned char)(i * 131u + 7u);
         src[i] = src[i] == POISON ? 0x11 : src[i];
     }
@@ -159,6 +176,7 @@ int main(int argc, char **argv)
     check_all("memcpy", src, offs, n);
     if (shr_copy_select(SHR_SHM_COPY_AVX512) != 0) {
         check_all("vector", src, offs, n);
+        check_long("vector", src, offs, n);
     } else {
         printf("no AVX-512 here: the vector copy is not tested\n");
     }
