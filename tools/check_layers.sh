@@ -11,7 +11,7 @@ rules=(
   "src/boot        util"
   "src/launcher    util boot/boot_proto.h"
   "src/transport/shm  util"
-  "src/transport/ucx  util core/remote.h core/state.h core/team.h core/env.h core/amo_inline.h core/heap.h core/dtype.h core/wait_inline.h core/rma_inline.h core/check.h boot/boot.h"
+  "src/transport/ucx  util core/remote.h core/remote_inline.h core/state.h core/team.h core/env.h core/amo_inline.h core/heap.h core/dtype.h core/wait_inline.h core/rma_inline.h core/check.h boot/boot.h"
   "src/coll        util core"
   "src/core        util boot transport/shm coll/coll.h"
   "src/api         util core coll/coll.h"
