@@ -27,7 +27,7 @@ import runner
 import versus_mpi
 
 NOISY_RATIO = 1.5          # max/min over repetitions above this: the figure is flagged noisy
-NOT_KEYS = {"iterations", "valid", "pinned", "pe", "point", "type"}
+NOT_KEYS = {"iterations", "valid", "pinned", "delay", "pe", "point", "type"}
 
 
 # ---------------------------------------------------------------- loading

@@ -88,6 +88,26 @@ class ReportFromFixture(unittest.TestCase):
         expect = "met" if f["ratio_limit"] <= 1.5 else "MISSED"
         self.assertTrue(f["verdict"].startswith(expect), f["verdict"])
 
+    def test_a_probes_setting_column_keeps_one_series(self):
+        # cacheline_pingpong reports the answer delay that won (`delay`):
+        # a column that differs between repetitions must not split the limit
+        # into one series a repetition, which no figure can then find
+        d = os.path.join(self.dir, "raw", "limit")
+        for rep, name in enumerate(sorted(n for n in os.listdir(d) if n.startswith("cacheline_pingpong.r"))):
+            path = os.path.join(d, name)
+            with open(path) as f:
+                lines = f.read().splitlines()
+            with open(path, "w") as f:
+                for line in lines:
+                    rec = json.loads(line) if line.startswith("{") else None
+                    if isinstance(rec, dict) and rec.get("type") == "row":
+                        rec["delay"] = 4 * rep
+                        line = json.dumps(rec)
+                    f.write(line + "\n")
+        report.main([self.dir, "--no-plots", "--quiet"])
+        lim = min(raw_values(self.dir, "limit", "cacheline_pingpong", "latency_us", mode="flag"))
+        self.assertAlmostEqual(self.summary()["pingpong_8"]["limit_v"], lim)
+
     def test_collective_rows_compare_with_peer(self):
         report.main([self.dir, "--no-plots", "--quiet"])
         f = self.summary()["bcast_2_8"]
