@@ -188,25 +188,29 @@ static void agg_unref(shr_ucx_agg_t *a)
     }
 }
 
+/* Frees a chain of buffers linked by `next` (a PE's queue, the free list). */
+static void agg_free_chain(shr_ucx_agg_t *a)
+{
+    while (a != NULL) {
+        shr_ucx_agg_t *next = a->next;
+        free(a);
+        a = next;
+    }
+}
+
 void shr_ucx_agg_destroy(shr_ucx_worker_t *w)
 {
     for (int pe = 0; w->peers != NULL && pe < shr_g.n_pes; pe++) {
         shr_ucx_peer_t *peer = w->peers[pe];
         if (peer != NULL) {
-            while (peer->full != NULL) {
-                shr_ucx_agg_t *a = peer->full;
-                peer->full = a->next;
-                free(a);
-            }
+            agg_free_chain(peer->full);
+            peer->full = NULL;
             free(peer->agg);
             peer->agg = NULL;
         }
     }
-    while (w->agg_free != NULL) {
-        shr_ucx_agg_t *a = w->agg_free;
-        w->agg_free = a->next;
-        free(a);
-    }
+    agg_free_chain(w->agg_free);
+    w->agg_free = NULL;
     free(w->agg_pes);
     w->agg_pes = NULL;
     free(w->wins);
