@@ -2,11 +2,14 @@
 """Runs one benchmark (tiny sizes) and checks that its output is well formed.
 
     check_bench.py [--launcher "oshrun -n 2"] [--npes N] [--expect NAME]
-                   [--format json|csv] [--allow-unsupported] -- PROGRAM ARGS...
+                   [--format json|csv] [--allow-unsupported] [--positive COL,...]
+                   -- PROGRAM ARGS...
 
 No timing is judged: only the shape of the output (header with machine, build
 and PE layout; one point record before each row; every declared column in
 every row; finite non-negative numbers; the data check passed; an end record).
+--positive names columns that must be above zero in every row (a mode that
+measured something).
 Exit 0 pass, 1 fail, 77 skip.
 """
 import argparse
@@ -86,6 +89,11 @@ def check_json(lines, a):
             if units[c] not in ("", "B") or isinstance(v, float):
                 if not isinstance(v, (int, float)) or isinstance(v, bool) or not math.isfinite(v) or v < 0:
                     fail("column %r is not a finite non-negative number: %r" % (c, v))
+        for c in a.positive:
+            if c not in cols:
+                fail("no column %r (columns: %s)" % (c, " ".join(cols)))
+            if not isinstance(r[c], (int, float)) or isinstance(r[c], bool) or r[c] <= 0:
+                fail("column %r is not positive: %r" % (c, r))
         if r.get("valid") is False:
             fail("data check failed in row %r" % r)
         rows += 1
@@ -120,8 +128,10 @@ def main():
     ap.add_argument("--format", default="json", choices=("json", "csv"))
     ap.add_argument("--allow-unsupported", action="store_true")
     ap.add_argument("--timeout", type=float, default=120)
+    ap.add_argument("--positive", default="", help="columns that must be > 0 in every row")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
+    a.positive = [c for c in a.positive.split(",") if c]
     cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
     if not cmd:
         ap.error("no program given")
