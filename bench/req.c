@@ -29,7 +29,18 @@
  *               round trip);
  *   op=bcast, op=fcollect, op=reduce   the collective on 1 MiB (sum of
  *               longs): mode=single is the standard call, mode=split has T
- *               threads of every PE share it through shmemx_req_split.
+ *               threads of every PE share it through shmemx_req_split;
+ *   op=issue    (only with -x) what issuing costs: windows of W 8 B puts
+ *               from PE 0's main thread, each window's loop of puts timed
+ *               alone and completed after its clock read (quiet, or the
+ *               handle's wait); time_us is one put, issue_us one window,
+ *               the clock's own cost taken off; default (putmem_nbi) and
+ *               merged (putmem_req) in paired blocks as the rate.  -T
+ *               names the context: private (the default: a
+ *               SHMEM_CTX_PRIVATE context, ctx_ routines), shared (the
+ *               default context under SHMEM_THREAD_MULTIPLE) or single
+ *               (the default context, shmem_init: SHMEM_THREAD_SINGLE;
+ *               only op=issue runs).
  * Shimmer only (shmemx.h); not part of the comparison with other
  * implementations.
  */
@@ -123,6 +134,73 @@ static __attribute__((noinline, aligned(64))) void rate_block_merged(shmem_ctx_t
 {
     for (long k = 0; k < j->nwin; k++)
         rate_window(ctx, true, j->dst, j->src, j->window);
+}
+
+/* The clock's own cost: the median of 101 back-to-back reads' gaps, us. */
+static double clock_cost_us(void)
+{
+    double gap[101];
+    for (int i = 0; i < 101; i++) {
+        double t0 = bench_now_us();
+        gap[i] = bench_now_us() - t0;
+    }
+    for (int i = 1; i < 101; i++) /* insertion sort: 101 values */
+        for (int k = i; k > 0 && gap[k - 1] > gap[k]; k--) {
+            double t = gap[k];
+            gap[k] = gap[k - 1];
+            gap[k - 1] = t;
+        }
+    return gap[50];
+}
+
+/* One issue loop: the puts of a window, timed alone (us added to *us),
+ * then their completion, untimed. */
+#define ISSUE_WINDOW(_put, _done, _us)                                 \
+    do {                                                               \
+        double _t0 = bench_now_us();                                   \
+        for (char *d = dst; d != end; d += SLOT)                       \
+            _put;                                                      \
+        *(_us) += bench_now_us() - _t0;                                \
+        _done;                                                         \
+    } while (0)
+
+/* A timed block of an issue point: nwin windows of w puts to PE 1 on ctx
+ * (SHMEM_CTX_DEFAULT: the routines without ctx_, as a program on the
+ * default context calls them), merged or not; the issue loops' time, us.
+ * One loop per routine, never a choice inside it (see rate_window). */
+static __attribute__((noinline, aligned(64))) double issue_block(shmem_ctx_t ctx, bool merged,
+                                                                 char *dst, const char *src, long w,
+                                                                 long nwin)
+{
+    char *end = dst + (size_t)w * SLOT;
+    double us = 0;
+
+    for (long k = 0; k < nwin; k++) {
+        shmemx_req_t r = SHMEMX_REQ_NULL;
+        if (ctx == SHMEM_CTX_DEFAULT && merged)
+            ISSUE_WINDOW(shmemx_putmem_req(d, src, 8, 1, &r), shmemx_req_wait(&r), &us);
+        else if (ctx == SHMEM_CTX_DEFAULT)
+            ISSUE_WINDOW(shmem_putmem_nbi(d, src, 8, 1), shmem_quiet(), &us);
+        else if (merged)
+            ISSUE_WINDOW(shmemx_ctx_putmem_req(ctx, d, src, 8, 1, &r), shmemx_req_wait(&r), &us);
+        else
+            ISSUE_WINDOW(shmem_ctx_putmem_nbi(ctx, d, src, 8, 1), shmem_ctx_quiet(ctx), &us);
+    }
+    return us;
+}
+
+/* -T single: the harness initialises before it parses the options, so
+ * req looks for it first. */
+static bool wants_thread_single(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++) {
+        if ((!strcmp(argv[i], "-T") || !strcmp(argv[i], "--type")) && i + 1 < argc)
+            if (!strcmp(argv[++i], "single"))
+                return true;
+        if (!strcmp(argv[i], "-Tsingle") || !strcmp(argv[i], "--type=single"))
+            return true;
+    }
+    return false;
 }
 
 /* A paired rate point: pair p runs a block of each mode, default first
@@ -349,9 +427,19 @@ int main(int argc, char **argv)
         .ops = "rate,bw_put,bw_get,overlap,lat,bcast,fcollect,reduce",
         .thread_level = SHMEM_THREAD_MULTIPLE,
     };
+    bool single = wants_thread_single(argc, argv);
+    if (single)
+        info.thread_level = SHMEM_THREAD_SINGLE; /* 0: the harness calls shmem_init */
     bench_t b;
     bench_init(&b, &info, argc, argv);
-    if (b.thread_provided != SHMEM_THREAD_MULTIPLE)
+    const char *ctx_kind = strcmp(b.opt.type, "long") ? b.opt.type : "private"; /* -T */
+    if (strcmp(ctx_kind, "private") && strcmp(ctx_kind, "shared") && strcmp(ctx_kind, "single"))
+        bench_die(&b, "-T %s: req's -T names op=issue's context: private, shared or single",
+                  ctx_kind);
+    if (single && strcmp(b.opt.ops, "issue"))
+        bench_die(&b, "-T single runs only op=issue (the others need SHMEM_THREAD_MULTIPLE); "
+                      "give -x issue");
+    if (!single && b.thread_provided != SHMEM_THREAD_MULTIPLE)
         return bench_unsupported(&b, "SHMEM_THREAD_MULTIPLE not provided");
     long tlist[3] = {1, 2, 4};
     long *threads = b.opt.nthreads ? b.opt.threads : tlist;
@@ -547,6 +635,51 @@ int main(int argc, char **argv)
             shmem_barrier_all();
             emit(&b, "lat", lat_modes[m], 8, 1, 1, 0, 0, us, 0, bench_all_ok(&b, true));
         }
+    }
+
+    /* ---- issue cost: each window's puts timed alone, paired blocks ---- */
+    if (bench_has_op(&b, "issue")) {
+        shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
+        if (!strcmp(ctx_kind, "private") && shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) != 0)
+            bench_die(&b, "op=issue: shmem_ctx_create(SHMEM_CTX_PRIVATE) failed; try -T shared");
+        long iters = bench_iters(&b, 8), pairs = b.opt.quick ? 4 : 32;
+        for (int wi = 0; wi < b.opt.nwindows; wi++) {
+            long w = b.opt.windows[wi], nwin = (iters + w * pairs - 1) / (w * pairs);
+            if (!bench_point(&b, "op=issue ctx=%s window=%ld", ctx_kind, w))
+                continue;
+            double put_us[2][MAX_PAIRS], ratio[MAX_PAIRS];
+            if (b.me == 1)
+                memset(dst, 0, (size_t)w * SLOT);
+            shmem_barrier_all();
+            if (b.me == 0) {
+                for (long k = 0, warm = bench_warmup(&b, nwin); k < warm; k++)
+                    for (int m = 0; m < 2; m++)
+                        (void)issue_block(ctx, m, dst, src, w, 1);
+                double clock = clock_cost_us();
+                for (long p = 0; p < pairs; p++)
+                    for (int k = 0; k < 2; k++) {
+                        int m = k ^ (int)(p & 1); /* AB BA: neither mode always first */
+                        double us = issue_block(ctx, m, dst, src, w, nwin) - clock * (double)nwin;
+                        put_us[m][p] = us > 0 ? us / (double)(nwin * w) : 0;
+                    }
+                for (long p = 0; p < pairs; p++)
+                    ratio[p] = put_us[1][p] > 0 ? put_us[0][p] / put_us[1][p] : 0;
+            }
+            shmem_barrier_all();
+            bool ok = b.me != 1 || (dst[0] == 1 && dst[(size_t)(w - 1) * SLOT] == 1);
+            ok = bench_all_ok(&b, ok);
+            if (b.me != 0)
+                continue;
+            ratio_t r = ratio_of(ratio, pairs);
+            for (int m = 0; m < 2; m++) {
+                double per = ratio_of(put_us[m], pairs).median;
+                phases_t ph = {per * (double)w, 0, 0};
+                emit_phases(&b, "issue", modes[m], 8, 1, w, per > 0 ? 1e6 / per : 0,
+                            per > 0 ? 8 / per : 0, per, 0, &ph, m ? &r : NULL, ok);
+            }
+        }
+        if (ctx != SHMEM_CTX_DEFAULT)
+            shmem_ctx_destroy(ctx);
     }
 
     /* ---- multithreaded collectives ---- */
