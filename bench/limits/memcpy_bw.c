@@ -6,7 +6,7 @@
  * with AVX-512 a loop of 64-byte moves (which copies 4 KiB on
  * AMD Zen 5 in half the time of glibc 2.36's rep movsb, and which an
  * implementation may use: Shimmer does, SHIMMER_SHM_COPY), and above 64
- * KiB memcpy in 64 KiB pieces (1 MiB there: 70 GB/s against memcpy's 59;
+ * KiB memcpy in 64 KiB pieces (1 MiB there: 72 GB/s against memcpy's 60;
  * an implementation's copy may split, or start a few bytes in, and get
  * the same) and on x86 one rep movsb from a 64-byte aligned destination
  * (which glibc 2.36 gives up from 1 MiB on; Shimmer copies so there).
@@ -32,6 +32,14 @@
  * pinned in every repetition while put_bw reached 39).  The bandwidth and
  * latency loops are the same back-to-back copy of the same buffers, so each
  * figure takes the faster per-copy time of the two.
+ * -T KIND times one kind of copy instead of the fastest: memcpy (glibc's,
+ * one call), word (one or two moves, sizes 1-32 that are powers of two),
+ * vec64 (the 64-byte loop, from 64 B, AVX-512), pieces (memcpy in 64 KiB
+ * pieces, above 64 KiB) or movsb (one rep movsb, above 64 KiB, x86); a
+ * size the kind does not apply to gets a note instead of a row.  With
+ * --skew BYTES the destination starts BYTES past the source's 4 KiB
+ * alignment (as put_bw's).  Both compare copies, as bench/README.md and
+ * src/core/rma.c do; neither is a limit.
  * The buffers are on huge pages when the kernel's pool has room (as a
  * Shimmer heap is, SHIMMER_HUGEPAGES=auto), else on normal pages.
  * Built with plain cc.
@@ -60,6 +68,7 @@ typedef struct arg {
     long bw_iters, lat_iters, bw_warm, lat_warm;
     char *mine, *theirs;                  /* side 0's and side 1's buffer */
     unsigned seed;
+    int only;                             /* -T: one kind of copy (COPY_*), or -1 */
 } arg_t;
 
 #if defined(__x86_64__)
@@ -131,6 +140,19 @@ static bool has_movsb(void)
 
 enum { COPY_MEMCPY, COPY_WORD, COPY_VEC64, COPY_PIECES, COPY_MOVSB, COPY_KINDS };
 enum { PIECE = 64 << 10 };
+static const char *const copy_names[COPY_KINDS] = {"memcpy", "word", "vec64", "pieces", "movsb"};
+
+/* Whether a copy of kind `how` applies to `size` bytes on this CPU. */
+static bool copy_applies(int how, size_t size)
+{
+    switch (how) {
+    case COPY_WORD: return size != 0 && size <= 32 && (size & (size - 1)) == 0;
+    case COPY_VEC64: return size >= 64 && has_vec64();
+    case COPY_MOVSB: return size > PIECE && has_movsb();
+    case COPY_PIECES: return size > PIECE;
+    default: return true;
+    }
+}
 
 /* One copy of kind `how` (COPY_*); with `fence`, completed: a full fence
  * after it. */
@@ -174,17 +196,16 @@ static double copies(char *dst, const char *src, size_t size, long iters, long w
 
 /* The fastest copy of the kinds this size and CPU allow (one or two moves
  * of 1, 2, 4, 8, 16 or 32 bytes, the vector loop from 64 bytes where the CPU has it,
- * pieces and one rep movsb above one piece): `iters` copies; microseconds. */
+ * pieces and one rep movsb above one piece), or of kind `only` (>= 0, -T):
+ * `iters` copies; microseconds. */
 static double best_copies(char *dst, const char *src, size_t size, long iters, long warm,
-                          bool fence)
+                          bool fence, int only)
 {
+    if (only >= 0)
+        return copies(dst, src, size, iters, warm, only, fence);
     double t = copies(dst, src, size, iters, warm, COPY_MEMCPY, fence);
     for (int how = COPY_WORD; how < COPY_KINDS; how++) {
-        bool word = size != 0 && size <= 32 && (size & (size - 1)) == 0;
-        if (how == COPY_WORD ? !word
-            : how == COPY_VEC64 ? size < 64 || !has_vec64()
-            : how == COPY_MOVSB ? size <= PIECE || !has_movsb()
-            : size <= PIECE)
+        if (!copy_applies(how, size))
             continue;
         double v = copies(dst, src, size, iters, warm, how, fence);
         if (v < t)
@@ -214,9 +235,9 @@ static void side_run(int side, void *p, void *a)
         bench_cpu_pause();
     char *dst = arg->put ? arg->theirs : arg->mine;
     const char *src = arg->put ? arg->mine : arg->theirs;
-    s->bw_us = best_copies(dst, src, arg->size, arg->bw_iters, arg->bw_warm, false);
-    s->lat_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, false);
-    s->fenced_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, true);
+    s->bw_us = best_copies(dst, src, arg->size, arg->bw_iters, arg->bw_warm, false, arg->only);
+    s->lat_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, false, arg->only);
+    s->fenced_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, true, arg->only);
     s->ok = bench_check(dst, arg->size, arg->seed);
 }
 
@@ -234,7 +255,15 @@ int main(int argc, char **argv)
     bench_t b;
     bench_init(&b, &info, argc, argv);
     bool pin = !(b.opt.nthreads == 1 && b.opt.threads[0] == 0);
-    size_t max = (b.opt.max_size + 4095) & ~(size_t)4095;
+    int only = -1;                       /* -T: the harness's default type means none */
+    for (int how = 0; how < COPY_KINDS && strcmp(b.opt.type, "long"); how++)
+        if (!strcmp(b.opt.type, copy_names[how]))
+            only = how;
+    if (strcmp(b.opt.type, "long") && only < 0)
+        bench_die(&b, "-T %s: not a kind of copy; give memcpy, word, vec64, pieces or movsb",
+                  b.opt.type);
+    /* room for the destination's skew: each side's buffer is max bytes past it */
+    size_t max = (b.opt.max_size + b.opt.skew + 4095) & ~(size_t)4095;
     shared_t *s = mmap(NULL, sizeof *s, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     /* each trial its own two buffers: where they fill the L2 the physical
      * placement of their pages moves a copy by up to 20 % (get 512 KiB,
@@ -257,7 +286,12 @@ int main(int argc, char **argv)
         BENCH_FOR_SIZES(&b, size) {
             if (!bench_point(&b, "op=%s size=%zu", put ? "put" : "get", size))
                 continue;
-            arg_t arg = {.put = put, .size = size, .seed = (unsigned)size};
+            if (only >= 0 && !copy_applies(only, size)) {
+                bench_note(&b, "-T %s does not apply at %zu bytes on this CPU", copy_names[only],
+                           size);
+                continue;
+            }
+            arg_t arg = {.put = put, .size = size, .seed = (unsigned)size, .only = only};
             arg.bw_iters = bench_iters(&b, size);
             arg.bw_warm = bench_warmup(&b, arg.bw_iters);
             arg.lat_iters = bench_iters_like(&b, size, &lat_sweep);
@@ -269,6 +303,10 @@ int main(int argc, char **argv)
                 memset((void *)s, 0, sizeof *s);
                 arg.mine = bufs + (size_t)t * set;
                 arg.theirs = arg.mine + max;
+                if (put)                 /* --skew: the destination, past 4 KiB alignment */
+                    arg.theirs += b.opt.skew;
+                else
+                    arg.mine += b.opt.skew;
                 ok = ok && bench_fork_pair(s, side_run, &arg, pin && t % 2 == 0, &this_pinned) && s->ok;
                 double c = s->bw_us / (double)arg.bw_iters, l = s->lat_us / (double)arg.lat_iters;
                 if (l < c)
