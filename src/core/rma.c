@@ -67,9 +67,11 @@ static size_t copy_movsb_min = SIZE_MAX;
 /* One rep movsb over len (>= 64) bytes, the destination first brought to
  * a 64-byte boundary by one unaligned move.  glibc 2.36 uses rep movsb
  * below the L2 size (1 MiB here) and a loop of vector moves from there,
- * which on AMD EPYC (Zen 5) is slower (a test program outside the repo,
- * best of 3, GB/s glibc's one call/64 KiB pieces: 1 MiB 58/69, 2 MiB
- * 55/65, 4 MiB 63/65, 16 MiB 33/41); one rep movsb beats the pieces too:
+ * which on AMD EPYC (Zen 5) is slower (build/bench/memcpy_bw -x put -m
+ * 1M,2M,4M,16M -T memcpy|pieces|movsb, best of 3 launches, load average
+ * 11-24, GB/s glibc's one call/64 KiB pieces/one rep movsb: 1 MiB
+ * 60/72/71, 2 MiB 58/66/67, 4 MiB 63/67/68, 16 MiB 7/11/13, the last
+ * from memory, shared with the load); one rep movsb beats the pieces too:
  * interleaved launches, flood medians, get 2 MiB 61.1 -> 63.6 GB/s, 4 MiB
  * 61.0 -> 62.6, put 2 MiB 60.2 -> 60.8, 4 MiB 59.8 -> 60.9 (the command:
  * bench/README.md); limits/memcpy_bw measures the same copy. */
@@ -94,13 +96,15 @@ _Static_assert(SHR_COPY_SKEW_MIN_LEN >= 128, "shr_copy_wide's shortest copy");
  * the next four issued before the stores of these (no load waits behind a
  * store to the same address modulo 4 KiB, as in shr_copy_skewed).  Bytes
  * the first or last move share with the blocks are stored twice; the last
- * move is the last store.  Measured on AMD EPYC (Zen 5) by a copy loop
- * outside the library, best of 5, ns per copy, this against glibc 2.36's
- * memcpy (rep movsb from 2113 bytes); in the library, compare
+ * move is the last store.  Measured on AMD EPYC (Zen 5) by memcpy_bw's
+ * 64-byte loop (the same moves, its loads not issued a turn ahead) against
+ * glibc 2.36's memcpy (rep movsb from 2113 bytes): build/bench/memcpy_bw
+ * -x put -m 2304,4k,16k,24k,32k -T vec64|memcpy [--skew 8|264], best of 3
+ * launches, ns per copy; in the library, compare
  * SHIMMER_SHM_COPY=memcpy|avx512 bench/run --only get_lat.  (dest - src)
- * mod 4 KiB 0: 2304 B 8.6/15.9, 4 KiB 14.8/26.7, 16 KiB 58/92, 24 KiB 90/136,
- * but 32 KiB 312/180 (source and destination no longer fit in the 48 KiB
- * L1); skew 8: 4 KiB 20/35, skew 264: 22/29. */
+ * mod 4 KiB 0: 2304 B 8.8/17.0, 4 KiB 15.3/28.5, 16 KiB 60/99, 24 KiB 93/147,
+ * but 32 KiB 304/195 (source and destination no longer fit in the 48 KiB
+ * L1); skew 8: 4 KiB 25/38, skew 264: 24/30. */
 __attribute__((target("avx512f"))) static void shr_copy_wide(char *d, const char *s, size_t len)
 {
     __m512i first = _mm512_loadu_si512(s);
