@@ -37,7 +37,7 @@
  *               the clock's own cost taken off; default (putmem_nbi) and
  *               merged (putmem_req) in paired blocks as the rate.  -T
  *               names the context: private (the default: a
- *               SHMEM_CTX_PRIVATE context, ctx_ routines), shared (the
+ *               SHMEM_CTX_PRIVATE context per mode, ctx_ routines), shared (the
  *               default context under SHMEM_THREAD_MULTIPLE) or single
  *               (the default context, shmem_init: SHMEM_THREAD_SINGLE;
  *               only op=issue runs).
@@ -655,9 +655,14 @@ int main(int argc, char **argv)
 
     /* ---- issue cost: each window's puts timed alone, paired blocks ---- */
     if (bench_has_op(&b, "issue")) {
-        shmem_ctx_t ctx = SHMEM_CTX_DEFAULT;
-        if (!strcmp(ctx_kind, "private") && shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) != 0)
-            bench_die(&b, "op=issue: shmem_ctx_create(SHMEM_CTX_PRIVATE) failed; try -T shared");
+        /* private: a context per mode, so that one mode's puts do not change
+         * the other's path (a private context's worker locks from its first
+         * coalesced default-path put on, docs/requests.md) */
+        shmem_ctx_t ctx[2] = {SHMEM_CTX_DEFAULT, SHMEM_CTX_DEFAULT};
+        for (int m = 0; m < 2 && !strcmp(ctx_kind, "private"); m++)
+            if (shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx[m]) != 0)
+                bench_die(&b, "op=issue: shmem_ctx_create(SHMEM_CTX_PRIVATE) failed; "
+                              "try -T shared");
         long iters = bench_iters(&b, 8), pairs = b.opt.quick ? 4 : 32;
         for (int wi = 0; wi < b.opt.nwindows; wi++) {
             long w = b.opt.windows[wi], nwin = (iters + w * pairs - 1) / (w * pairs);
@@ -670,13 +675,13 @@ int main(int argc, char **argv)
             if (b.me == 0) {
                 for (long k = 0, warm = bench_warmup(&b, nwin); k < warm; k++)
                     for (int m = 0; m < 2; m++)
-                        (void)(m ? issue_block_merged : issue_block_default)(ctx, dst, src, w, 1);
+                        (void)(m ? issue_block_merged : issue_block_default)(ctx[m], dst, src, w, 1);
                 double clock = clock_cost_us();
                 for (long p = 0; p < pairs; p++)
                     for (int k = 0; k < 2; k++) {
                         int m = k ^ (int)(p & 1); /* AB BA: neither mode always first */
-                        double us = (m ? issue_block_merged : issue_block_default)(ctx, dst, src,
-                                                                                  w, nwin) -
+                        double us = (m ? issue_block_merged : issue_block_default)(
+                                        ctx[m], dst, src, w, nwin) -
                                     clock * (double)nwin;
                         put_us[m][p] = us > 0 ? us / (double)(nwin * w) : 0;
                     }
@@ -696,8 +701,9 @@ int main(int argc, char **argv)
                             per > 0 ? 8 / per : 0, per, 0, &ph, m ? &r : NULL, ok);
             }
         }
-        if (ctx != SHMEM_CTX_DEFAULT)
-            shmem_ctx_destroy(ctx);
+        for (int m = 0; m < 2; m++)
+            if (ctx[m] != SHMEM_CTX_DEFAULT)
+                shmem_ctx_destroy(ctx[m]);
     }
 
     /* ---- multithreaded collectives ---- */
