@@ -19,10 +19,11 @@
  * Only the context's own thread writes through its windows: the
  * transport lends them only for contexts no two threads use at once
  * (not shared under SHMEM_THREAD_MULTIPLE), and any other thread that
- * sends such a buffer (a progress thread) first shuts `open` and waits
+ * sends such a buffer (a progress thread, another thread waiting for a
+ * handle) first shuts `open` and waits
  * until `busy` drops, after a process-wide barrier (membarrier) that
  * makes the writer's plain stores of busy and its load of open ordered
- * (the transport's side: ucx_agg.c, agg_windows_take).
+ * (the transport's side: ucx_agg.c, shr_ucx_agg_windows_take).
  */
 #ifndef SHR_REMOTE_INLINE_H
 #define SHR_REMOTE_INLINE_H

@@ -88,10 +88,13 @@ typedef struct shr_ucx_remote {
 typedef struct shr_ucx_worker {
     ucp_worker_h worker;
     shr_ucx_peer_t **peers;          /* [n_pes]; NULL until first use */
-    bool must_lock;                  /* shared with other threads (or the progress thread) */
+    bool must_lock;                  /* shared with other threads (or the progress thread);
+                                        read unlocked: shr_ucx_worker_share sets it */
     bool owned;                      /* a private context's (SHMEM_CTX_PRIVATE under
                                         SHMEM_THREAD_MULTIPLE): only `owner` issues on it */
     pthread_t owner;                 /* ... the thread that created it */
+    int bare;                        /* its one thread is in it without the lock
+                                        (shr_ucx_lock while !must_lock) */
     pthread_mutex_t lock;
     int *dirty;                      /* [n_pes]: PEs with operations since their last flush */
     int n_dirty;                     /* ... how many (0: quiet has nothing to do) */
@@ -135,6 +138,7 @@ typedef struct shr_ucx {
     bool offload;                    /* the progress thread sends buffers (SHIMMER_PROGRESS_OFFLOAD) */
     bool offload_live;               /* ... and the thread sends them now (not backing off) */
     bool lend;                       /* buffers' room is lent to core (ucx_agg.c: windows) */
+    bool barrier;                    /* shr_ucx_barrier_all works (membarrier registered) */
     uint64_t offload_bufs;           /* ... buffers request handles began (its clock) */
     uint64_t pt_sends;               /* ... times the progress thread sent some (its own) */
     int agg_workers;                 /* locked workers that may hold records: waits and the
@@ -165,6 +169,34 @@ shr_status_t shr_ucx_status(ucs_status_t status, const char *what_fmt, ...)
 _Noreturn SHR_COLD void shr_ucx_fatal(ucs_status_t status, const char *op, int pe);
 
 /* ---- ucx_init.c ---- */
+/* TSan does not know membarrier: there the two sides of the switch to a
+ * real lock (shr_ucx_worker_share) pair sequentially consistent atomics
+ * instead, and no window is lent (ucx_agg.c). */
+#if defined(__SANITIZE_THREAD__)
+#define SHR_UCX_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SHR_UCX_TSAN 1
+#endif
+#endif
+#ifdef SHR_UCX_TSAN
+#define SHR_UCX_BARE_ORDER __ATOMIC_SEQ_CST
+#else
+#define SHR_UCX_BARE_ORDER __ATOMIC_RELAXED
+#endif
+/* Registers this process for membarrier (shr_ucx_barrier_all); false
+ * where the kernel refuses.  Once, at init. */
+bool shr_ucx_barrier_init(void);
+/* Every running thread of the process passes a full memory barrier
+ * before this returns: their plain stores before it are visible, or
+ * their loads after it see this thread's stores.  `who` names the caller
+ * in the error that ends the job if it fails.  Needs shr_ucx.barrier. */
+void shr_ucx_barrier_all(const char *who);
+/* A thread other than w's owner (w->owned) is about to post on or drive
+ * w (a request handle's wait or test): makes w's lock real for good
+ * (must_lock), then waits out a section the owner entered without it
+ * (w->bare).  Any thread, no lock held. */
+SHR_COLD void shr_ucx_worker_share(shr_ucx_worker_t *w);
 /* Creates a worker (not yet in the list); must_lock as given.  Logs. */
 shr_status_t shr_ucx_worker_create(bool must_lock, const char *routine,
                                    shr_ucx_worker_t **worker_p);
@@ -234,9 +266,15 @@ uint64_t shr_ucx_agg_send_all(shr_ucx_worker_t *w);
  * like shr_ucx_cmpl_wait.  Other threads may keep sending meanwhile. */
 void shr_ucx_agg_wait(shr_ucx_worker_t *w, uint64_t seq);
 /* Whether the buffers' room may be lent to core (core/remote_inline.h's
- * windows): registers this process for membarrier, which a thread that
- * takes windows back from their writer needs.  Once, at init. */
+ * windows): a thread that takes windows back from their writer needs
+ * shr_ucx_barrier_all.  Once, at init, after shr_ucx_barrier_init. */
 bool shr_ucx_agg_windows_init(void);
+/* Before a thread that does not append through w's windows (the progress
+ * thread, another thread's wait) touches w's buffers: shuts the windows
+ * and waits for an append under way.  w's lock held (a real one). */
+void shr_ucx_agg_windows_take(shr_ucx_worker_t *w);
+/* Opens them again after shr_ucx_agg_windows_take.  w's lock held. */
+void shr_ucx_agg_windows_give(shr_ucx_worker_t *w);
 /* Registers the two active-message handlers on w.  Logs. */
 shr_status_t shr_ucx_agg_handlers_set(shr_ucx_worker_t *w, const char *routine);
 /* Frees w's buffers (none may be in flight: the caller quieted). */

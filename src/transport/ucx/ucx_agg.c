@@ -47,11 +47,8 @@
  */
 #include "transport/ucx/ucx_inline.h"
 
-#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdlib.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "core/rma_inline.h"
 #include "util/log.h"
@@ -69,7 +66,7 @@ typedef shr_remote_rec_t shr_ucx_rec_t;
  * (agg_fold), and the table's appends lend it again (agg_lend). */
 
 /* pe's window back into its buffer a (peer->agg).  Lock held, and nobody
- * appending through it: this is its thread, or agg_windows_take ran. */
+ * appending through it: this is its thread, or shr_ucx_agg_windows_take ran. */
 static SHR_ALWAYS_INLINE void agg_fold(shr_ucx_worker_t *w, shr_ucx_agg_t *a, int pe)
 {
     shr_remote_win_t *win;
@@ -108,13 +105,12 @@ static SHR_NOINLINE void agg_lend(shr_ucx_worker_t *w, shr_ctx_t *ctx, shr_ucx_a
     ctx->remote_wins = w->wins;
 }
 
-/* Before a thread that does not append through w's windows (the progress
- * thread) sends w's buffers, lock held: shuts the windows, makes every
- * thread of the process pass a full memory barrier (membarrier: an
- * appending thread's store of busy is visible after it, or its load of
- * open sees them shut), then waits for an append under way to end.  The
- * appending thread pays two plain stores; this pays a system call. */
-static void agg_windows_take(shr_ucx_worker_t *w)
+/* Shuts the windows, makes every thread of the process pass a full
+ * memory barrier (shr_ucx_barrier_all: an appending thread's store of
+ * busy is visible after it, or its load of open sees them shut), then
+ * waits for an append under way to end.  The appending thread pays two
+ * plain stores; this pays a system call. */
+void shr_ucx_agg_windows_take(shr_ucx_worker_t *w)
 {
     shr_remote_wins_t *ws = w->wins;
 
@@ -122,18 +118,14 @@ static void agg_windows_take(shr_ucx_worker_t *w)
         return;
     }
     __atomic_store_n(&ws->open, 0, __ATOMIC_RELAXED);
-    if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
-        shr_error("progress thread: membarrier: %m, after it was registered: cannot take "
-                  "coalescing buffers back from the program; set SHIMMER_RMA_COALESCE=0");
-        shr_fatal(1, "membarrier failed in the progress thread");
-    }
+    shr_ucx_barrier_all("taking coalescing buffers back from the thread filling them");
     while (__atomic_load_n(&ws->busy, __ATOMIC_ACQUIRE) != 0) {
         sched_yield();
     }
 }
 
-/* Opens w's windows again (agg_windows_take; the buffers sent closed each). */
-static void agg_windows_give(shr_ucx_worker_t *w)
+/* (the buffers sent closed their windows each) */
+void shr_ucx_agg_windows_give(shr_ucx_worker_t *w)
 {
     if (w->wins != NULL) {
         __atomic_store_n(&w->wins->open, 1, __ATOMIC_RELEASE);
@@ -142,16 +134,10 @@ static void agg_windows_give(shr_ucx_worker_t *w)
 
 bool shr_ucx_agg_windows_init(void)
 {
-#if defined(__SANITIZE_THREAD__)
+#ifdef SHR_UCX_TSAN
     return false; /* TSan does not know membarrier: it would see races that are not */
 #else
-    if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) {
-        /* an old kernel, or a container's seccomp filter: slower, not wrong */
-        shr_debug(SHR_LOG_UCX, "membarrier: %m: small remote puts take the worker's lock "
-                               "(no coalescing windows)");
-        return false;
-    }
-    return true;
+    return shr_ucx.barrier;
 #endif
 }
 
@@ -414,11 +400,11 @@ bool shr_ucx_agg_flush_all(shr_ucx_flush_t which)
         if (w->agg_counted) {
             bool taken = which != SHR_UCX_FLUSH_MINE; /* not the windows' thread */
             if (taken) {
-                agg_windows_take(w);
+                shr_ucx_agg_windows_take(w);
             }
             (void)shr_ucx_agg_send_all(w);
             if (taken) {
-                agg_windows_give(w);
+                shr_ucx_agg_windows_give(w);
                 agg_pt_sent(w);
             }
         }
@@ -451,7 +437,8 @@ static SHR_ALWAYS_INLINE bool agg_fits(const shr_ucx_agg_t *a, size_t bytes, siz
  * so that w is counted in shr_ucx.agg_workers while it holds records? */
 static SHR_ALWAYS_INLINE bool agg_rule_applies(const shr_ucx_worker_t *w)
 {
-    return w->must_lock && (shr_ucx.coalesce_all || shr_ucx.offload);
+    return __atomic_load_n(&w->must_lock, __ATOMIC_RELAXED) &&
+           (shr_ucx.coalesce_all || shr_ucx.offload);
 }
 
 /* Room for `bytes` of records in pe's buffer, whose operations count in
@@ -534,26 +521,29 @@ static unsigned char *rec_amo(unsigned char *p, const void *dest, shr_amo_op_t o
     return p + sizeof(rec) + sizeof(value);
 }
 
-/* Locks ctx's worker (*w_p) and reserves `bytes` of pe's buffer
- * (agg_reserve); the caller writes the records, then unlocks *w_p. */
+/* Locks ctx's worker (*w_p; *locked_p for shr_ucx_unlock) and reserves
+ * `bytes` of pe's buffer (agg_reserve); the caller writes the records,
+ * then unlocks *w_p. */
 static SHR_ALWAYS_INLINE unsigned char *agg_begin(shr_ctx_t *ctx, int pe, size_t bytes,
                                                   size_t get_bytes, shr_cmpl_t *cmpl,
                                                   shr_ucx_worker_t **w_p,
-                                                  shr_ucx_peer_t **peer_p)
+                                                  shr_ucx_peer_t **peer_p, bool *locked_p)
 {
     shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
     shr_ucx_peer_t *peer;
     shr_ucx_agg_t *a;
 
-    if (SHR_UNLIKELY(!w->must_lock) && (cmpl == &ctx->cmpl || (shr_ucx.offload && cmpl->handle))) {
+    if (SHR_UNLIKELY(!__atomic_load_n(&w->must_lock, __ATOMIC_RELAXED)) &&
+        (cmpl == &ctx->cmpl || (shr_ucx.offload && cmpl->handle))) {
         /* a default-path operation (or any, with the offload) on a
          * context only its thread drives: the progress thread will send
          * the buffer, so from now on the worker locks (the thread holding
          * it first: whoever sees must_lock finds it taken) */
         pthread_mutex_lock(&w->lock);
         __atomic_store_n(&w->must_lock, true, __ATOMIC_RELEASE);
+        *locked_p = true;
     } else {
-        shr_ucx_lock(w);
+        *locked_p = shr_ucx_lock(w);
         /* every record of a window after its first: the buffer exists,
          * has room and counts cmpl already (its last object: the
          * window's), and its worker is counted for the progress rule --
@@ -599,13 +589,14 @@ static SHR_ALWAYS_INLINE bool agg_transfer(shr_ctx_t *ctx, void *dest, const voi
 {
     shr_ucx_worker_t *w;
     shr_ucx_peer_t *peer;
+    bool locked;
 
     if (len > shr_ucx.coalesce_max) {
         return false;
     }
     unsigned char *p = agg_begin(ctx, pe, sizeof(shr_ucx_rec_t) +
                                  (get ? sizeof(uint64_t) : SHR_UCX_PAD8(len)),
-                                 get ? SHR_UCX_PAD8(len) : 0, cmpl, &w, &peer);
+                                 get ? SHR_UCX_PAD8(len) : 0, cmpl, &w, &peer, &locked);
     (void)peer;
     if (get) {
         shr_ucx_rec_t rec = {.len = (uint32_t)len, .kind = SHR_REMOTE_REC_GET};
@@ -618,7 +609,7 @@ static SHR_ALWAYS_INLINE bool agg_transfer(shr_ctx_t *ctx, void *dest, const voi
         int seg = shr_remote_seg_of(dest, &off);
         shr_remote_rec_put(p, seg, off, src, len);
     }
-    shr_ucx_unlock(w);
+    shr_ucx_unlock(w, locked);
     return true;
 }
 
@@ -639,14 +630,15 @@ bool shr_ucx_coalesce_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *dest, uint64
 {
     shr_ucx_worker_t *w;
     shr_ucx_peer_t *peer;
+    bool locked;
 
     if (shr_ucx.coalesce_max == 0) {
         return false;
     }
     unsigned char *p = agg_begin(ctx, pe, sizeof(shr_ucx_rec_t) + sizeof(uint64_t), 0, cmpl,
-                                 &w, &peer);
+                                 &w, &peer, &locked);
     rec_amo(p, dest, op, value, size);
-    shr_ucx_unlock(w);
+    shr_ucx_unlock(w, locked);
     return true;
 }
 
@@ -657,13 +649,14 @@ bool shr_ucx_coalesce_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src,
     size_t data = len != 0 ? sizeof(shr_ucx_rec_t) + SHR_UCX_PAD8(len) : 0;
     shr_ucx_worker_t *w;
     shr_ucx_peer_t *peer;
+    bool locked;
 
     if (shr_ucx.coalesce_max == 0 || len > shr_ucx.coalesce_max) {
         return false;
     }
     /* one reservation: data and flag travel in the same buffer, in order */
     unsigned char *p = agg_begin(ctx, pe, data + sizeof(shr_ucx_rec_t) + sizeof(uint64_t), 0,
-                                 cmpl, &w, &peer);
+                                 cmpl, &w, &peer, &locked);
     if (len != 0) {
         uint64_t off;
         int seg = shr_remote_seg_of(dest, &off);
@@ -671,7 +664,7 @@ bool shr_ucx_coalesce_put_signal_op(shr_ctx_t *ctx, void *dest, const void *src,
     }
     rec_amo(p, sig,
             sig_op == SHMEM_SIGNAL_ADD ? SHR_AMO_ADD : SHR_AMO_SET, value, sizeof(uint64_t));
-    shr_ucx_unlock(w);
+    shr_ucx_unlock(w, locked);
     return true;
 }
 

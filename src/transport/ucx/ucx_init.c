@@ -28,9 +28,13 @@
 
 #include <dirent.h>
 #include <ifaddrs.h>
+#include <linux/membarrier.h>
 #include <net/if.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 #include <ucs/config/global_opts.h>
 #include <ucs/debug/debug.h>
 
@@ -288,6 +292,53 @@ static shr_status_t shr_ucx_context_create(const char *routine, int local_size)
                           "%s: starting UCX (for the PEs on other nodes)", routine);
 }
 
+bool shr_ucx_barrier_init(void)
+{
+#ifdef SHR_UCX_TSAN
+    return true; /* no membarrier: the callers pair sequentially consistent atomics */
+#else
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        /* an old kernel, or a container's seccomp filter: slower, not wrong */
+        shr_debug(SHR_LOG_UCX, "membarrier: %m: small remote puts take the worker's lock "
+                               "(no coalescing windows), and so do private contexts");
+        return false;
+    }
+    return true;
+#endif
+}
+
+void shr_ucx_barrier_all(const char *who)
+{
+#ifndef SHR_UCX_TSAN
+    if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) != 0) {
+        shr_error("%s: membarrier: %m, after it was registered; set SHIMMER_RMA_COALESCE=0 "
+                  "and use shared contexts instead of SHMEM_CTX_PRIVATE ones", who);
+        shr_fatal(1, "membarrier failed");
+    }
+#else
+    (void)who;
+#endif
+}
+
+/* The owner enters its sections without the mutex while must_lock is
+ * clear (shr_ucx_bare_enter): once it is set and the barrier passed,
+ * every section the owner enters takes the mutex, and one it is in
+ * already ends with bare's release.  Once per context: the lock stays. */
+void shr_ucx_worker_share(shr_ucx_worker_t *w)
+{
+    pthread_mutex_lock(&w->lock);
+    if (!__atomic_load_n(&w->must_lock, __ATOMIC_RELAXED)) {
+        __atomic_store_n(&w->must_lock, true, __ATOMIC_SEQ_CST);
+        shr_ucx_barrier_all("waiting for a request handle of another thread's private context");
+        while (__atomic_load_n(&w->bare, __ATOMIC_SEQ_CST) != 0) {
+            sched_yield();
+        }
+        shr_debug(SHR_LOG_UCX, "a private context's worker locks from now on: another thread "
+                               "waits for its request handles");
+    }
+    pthread_mutex_unlock(&w->lock);
+}
+
 /* made: a ucp worker to adopt (the start-up helper's), or NULL */
 static shr_status_t shr_ucx_worker_wrap(ucp_worker_h made, bool must_lock, const char *routine,
                                         shr_ucx_worker_t **worker_p)
@@ -442,6 +493,7 @@ static shr_status_t shr_ucx_init(const char *routine, unsigned *caps_p)
     }
     shr_ucx.finalizing = 0;
     shr_ucx.active = true;
+    shr_ucx.barrier = shr_ucx_barrier_init();
     if (shr_ucx.wakeup && shr_ucx_progress_thread_wanted()) {
         status = shr_ucx_progress_thread_start(routine);
         if (status != SHR_OK) {
@@ -577,9 +629,11 @@ static shr_status_t shr_ucx_ctx_create(shr_ctx_t *ctx, const char *routine)
             return status;
         }
     }
-    w->must_lock = shared;
-    w->lends = shr_ucx.lend && !shared;
     w->owned = shr_g.thread_level == SHMEM_THREAD_MULTIPLE && (ctx->options & SHMEM_CTX_PRIVATE);
+    /* a private context's lock turns on when another thread waits for
+     * one of its handles (shr_ucx_worker_share), which needs the barrier */
+    w->must_lock = shared || (w->owned && !shr_ucx.barrier);
+    w->lends = shr_ucx.lend && !shared;
     w->owner = pthread_self();
     shr_ucx_workers_add(w);
     ctx->transport = w;

@@ -12,6 +12,9 @@
  * progress thread may drive, has must_lock set; its mutex is held around
  * posting and around each progress call, never across a wait: a thread
  * waiting for its operations leaves the worker to the others in between.
+ * A worker one thread uses (a private context's) marks the sections it
+ * runs without the mutex (w->bare), so that another thread's wait for a
+ * handle with a part there may switch the lock on (shr_ucx_worker_share).
  */
 #ifndef SHR_UCX_INLINE_H
 #define SHR_UCX_INLINE_H
@@ -27,17 +30,53 @@ static SHR_ALWAYS_INLINE shr_ucx_worker_t *shr_ucx_ctx_worker(shr_ctx_t *ctx)
     return ctx->transport != NULL ? (shr_ucx_worker_t *)ctx->transport : shr_ucx.dflt;
 }
 
-static SHR_ALWAYS_INLINE void shr_ucx_lock(shr_ucx_worker_t *w)
+/* Enters a section on w without its mutex, unless must_lock is set by
+ * now: false then (w untouched).  The store of bare comes before the load
+ * of must_lock; shr_ucx_worker_share's membarrier orders them against its
+ * store of must_lock and its load of bare (a plain store and load here). */
+static SHR_ALWAYS_INLINE bool shr_ucx_bare_enter(shr_ucx_worker_t *w)
 {
-    if (w->must_lock) {
-        pthread_mutex_lock(&w->lock);
+    __atomic_store_n(&w->bare, 1, SHR_UCX_BARE_ORDER);
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    if (SHR_LIKELY(!__atomic_load_n(&w->must_lock, SHR_UCX_BARE_ORDER))) {
+        return true;
+    }
+    __atomic_store_n(&w->bare, 0, __ATOMIC_RELAXED);
+    return false;
+}
+
+static SHR_ALWAYS_INLINE void shr_ucx_bare_leave(shr_ucx_worker_t *w)
+{
+    __atomic_store_n(&w->bare, 0, __ATOMIC_RELEASE); /* after everything done on w */
+}
+
+/* Holds w for one operation: its mutex if it must lock, else an unlocked
+ * section.  Returns whether it took the mutex, for shr_ucx_unlock. */
+static SHR_ALWAYS_INLINE bool shr_ucx_lock(shr_ucx_worker_t *w)
+{
+    if (!__atomic_load_n(&w->must_lock, __ATOMIC_RELAXED) && shr_ucx_bare_enter(w)) {
+        return false;
+    }
+    pthread_mutex_lock(&w->lock);
+    return true;
+}
+
+static SHR_ALWAYS_INLINE void shr_ucx_unlock(shr_ucx_worker_t *w, bool locked)
+{
+    if (locked) {
+        pthread_mutex_unlock(&w->lock);
+    } else {
+        shr_ucx_bare_leave(w);
     }
 }
 
-static SHR_ALWAYS_INLINE void shr_ucx_unlock(shr_ucx_worker_t *w)
+/* A wait or test of a request handle's part on w's context: from a
+ * thread other than its owner, the lock must be real first. */
+static SHR_ALWAYS_INLINE void shr_ucx_adopt(shr_ucx_worker_t *w)
 {
-    if (w->must_lock) {
-        pthread_mutex_unlock(&w->lock);
+    if (SHR_UNLIKELY(w->owned) && !__atomic_load_n(&w->must_lock, __ATOMIC_RELAXED) &&
+        !pthread_equal(w->owner, pthread_self())) {
+        shr_ucx_worker_share(w);
     }
 }
 
@@ -116,9 +155,12 @@ static SHR_ALWAYS_INLINE bool shr_ucx_cmpl_done(const shr_cmpl_t *c)
 /* One progress call on w unless another thread is driving it already. */
 static SHR_ALWAYS_INLINE void shr_ucx_drive(shr_ucx_worker_t *w)
 {
-    if (!w->must_lock || pthread_mutex_trylock(&w->lock) == 0) {
+    if (!__atomic_load_n(&w->must_lock, __ATOMIC_RELAXED) && shr_ucx_bare_enter(w)) {
         ucp_worker_progress(w->worker);
-        shr_ucx_unlock(w);
+        shr_ucx_bare_leave(w);
+    } else if (pthread_mutex_trylock(&w->lock) == 0) {
+        ucp_worker_progress(w->worker);
+        pthread_mutex_unlock(&w->lock);
     }
 }
 

@@ -383,11 +383,7 @@ void shr_ucx_progress_all(void)
     }
     __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
     shr_ucx_agg_poll(); /* a waiting PE sends what it coalesced */
-    /* another thread holding it is driving it already */
-    if (!d->must_lock || pthread_mutex_trylock(&d->lock) == 0) {
-        ucp_worker_progress(d->worker);
-        shr_ucx_unlock(d);
-    }
+    shr_ucx_drive(d); /* (not if another thread holding it drives it already) */
     /* shared user contexts (and those that coalesced default-path
      * operations) with operations or coalescing buffers in flight: their
      * sends may need a push.  Private and serialized ones belong to one

@@ -54,9 +54,9 @@ void shr_ucx_put_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int
     shr_cmpl_t own = {0};
     ucs_status_t st;
 
-    shr_ucx_lock(w);
+    bool locked = shr_ucx_lock(w);
     st = shr_ucx_put(w, dest, src, len, pe, cmpl != NULL ? cmpl : &own);
-    shr_ucx_unlock(w);
+    shr_ucx_unlock(w, locked);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_fatal(st, "a put to", pe);
     }
@@ -72,9 +72,9 @@ void shr_ucx_get_op(shr_ctx_t *ctx, void *dest, const void *src, size_t len, int
     shr_cmpl_t own = {0};
     ucs_status_t st;
 
-    shr_ucx_lock(w);
+    bool locked = shr_ucx_lock(w);
     st = shr_ucx_get(w, dest, src, len, pe, cmpl != NULL ? cmpl : &own, cmpl != NULL);
-    shr_ucx_unlock(w);
+    shr_ucx_unlock(w, locked);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_fatal(st, "a get from", pe);
     }
@@ -165,11 +165,11 @@ void shr_ucx_amo_op(shr_ctx_t *ctx, shr_amo_op_t op, void *fetch, void *dest, ui
     if (op == SHR_AMO_CSWAP) {
         memcpy(fetch, size == 4 ? (void *)&(uint32_t){(uint32_t)value} : (void *)&value, size);
     }
-    shr_ucx_lock(w);
+    bool locked = shr_ucx_lock(w);
     st = shr_ucx_amo_post(w, op, dest, shr_ucx_amo_operand(op, value, cond), size, pe,
                           fetch != NULL ? fetch : op == SHR_AMO_SET ? &w->sink : NULL,
                           cmpl != NULL ? cmpl : &own, cmpl != NULL);
-    shr_ucx_unlock(w);
+    shr_ucx_unlock(w, locked);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_fatal(st, "an atomic operation on", pe);
     }
@@ -227,10 +227,10 @@ ucs_status_t shr_ucx_flush(shr_ucx_worker_t *w, const int *pes, size_t npes)
     shr_cmpl_t flushes = {0};
     ucs_status_t st, done;
 
-    shr_ucx_lock(w);
+    bool locked = shr_ucx_lock(w);
     uint64_t sent = shr_ucx_agg_send_all(w);
     st = shr_ucx_flush_post(w, pes, npes, &flushes);
-    shr_ucx_unlock(w);
+    shr_ucx_unlock(w, locked);
     done = shr_ucx_cmpl_wait(w, &flushes);
     shr_ucx_agg_wait(w, sent); /* coalesced operations were applied */
     return st != UCS_OK ? st : done;
@@ -254,11 +254,11 @@ void shr_ucx_fence_op(shr_ctx_t *ctx)
          * order, a later record to the same PE joins them, and any other
          * later operation to that PE sends them first, fenced
          * (shr_ucx_peer); fence orders nothing across PEs. */
-        shr_ucx_lock(w);
+        bool locked = shr_ucx_lock(w);
         if (w->n_dirty != 0) {
             st = ucp_worker_fence(w->worker);
         }
-        shr_ucx_unlock(w);
+        shr_ucx_unlock(w, locked);
     }
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_status(st, "shmem_fence");
@@ -281,10 +281,10 @@ void shr_ucx_quiet_op(shr_ctx_t *ctx, const int *pes, size_t npes)
     }
     w = shr_ucx_ctx_worker(ctx);
     c = shr_ucx_ctx_is_shared(ctx) ? &flushes : &ctx->cmpl;
-    shr_ucx_lock(w);
+    bool locked = shr_ucx_lock(w);
     uint64_t sent = shr_ucx_agg_send_all(w);
     st = shr_ucx_flush_post(w, pes, npes, c);
-    shr_ucx_unlock(w);
+    shr_ucx_unlock(w, locked);
     done = shr_ucx_cmpl_wait(w, c);
     shr_ucx_agg_wait(w, sent);
     if (SHR_UNLIKELY(st != UCS_OK || done != UCS_OK)) {
@@ -300,7 +300,9 @@ void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
     if (!shr_ucx.active) {
         return;
     }
-    st = shr_ucx_cmpl_wait(shr_ucx_ctx_worker(ctx), cmpl);
+    shr_ucx_worker_t *w = shr_ucx_ctx_worker(ctx);
+    shr_ucx_adopt(w); /* a handle's part waited from another thread */
+    st = shr_ucx_cmpl_wait(w, cmpl);
     if (SHR_UNLIKELY(st != UCS_OK)) {
         shr_ucx_status(st, "completing operations on other nodes");
         shr_fatal(1, "an operation on another node failed in UCX");
@@ -310,10 +312,14 @@ void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
 /* A request handle's completion: each PE's coalescing buffer is sent (its
  * reply completes what it holds), and the endpoint of each PE the handle
  * posted operations to directly is flushed, counted in the handle's own
- * object -- on a shared context dirty or not (another thread's quiet may
- * have taken the mark while its flush is still in flight); on another,
- * only if dirty: its last quiet completed everything before it returned.
- * A PE that got only coalesced operations (entry -1 - pe) needs no flush. */
+ * object -- on a shared context, or from another thread than a private
+ * one's, dirty or not (another thread's quiet may have taken the mark
+ * while its flush is still in flight); else only if dirty: its last
+ * quiet completed everything before it returned.
+ * A PE that got only coalesced operations (entry -1 - pe) needs no flush.
+ * From a thread other than a private context's own, which may be
+ * appending to those buffers meanwhile: under the lock made real
+ * (shr_ucx_adopt), with the windows taken back before the first send. */
 void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *cmpl)
 {
     shr_ucx_worker_t *w;
@@ -323,8 +329,11 @@ void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *c
         return;
     }
     w = shr_ucx_ctx_worker(ctx);
+    shr_ucx_adopt(w);
     bool shared = shr_ucx_ctx_is_shared(ctx);
-    shr_ucx_lock(w);
+    bool foreign = w->owned && !pthread_equal(w->owner, pthread_self());
+    bool taken = false;
+    bool locked = shr_ucx_lock(w);
     for (size_t i = 0; i < npes; i++) {
         int pe = pes[i] >= 0 ? pes[i] : -1 - pes[i];
         shr_ucx_peer_t *peer = w->peers[pe];
@@ -336,16 +345,23 @@ void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *c
         if (peer->agg != NULL && !shr_ucx_offloads(cmpl)) {
             /* (offload: the progress thread sends it while the program
              * computes; a wait's first round sends it if not) */
+            if (foreign && !taken) {
+                shr_ucx_agg_windows_take(w);
+                taken = true;
+            }
             shr_ucx_agg_send(w, peer, pe, false);
         }
-        if (pes[i] < 0 || (!shared && !peer->dirty)) {
+        if (pes[i] < 0 || (!shared && !foreign && !peer->dirty)) {
             continue;
         }
         shr_ucx_param_cmpl(&param, cmpl);
         ucs_status_t st = shr_ucx_track(ucp_ep_flush_nbx(peer->ep, &param), cmpl);
         first = first == UCS_OK ? st : first;
     }
-    shr_ucx_unlock(w);
+    if (taken) {
+        shr_ucx_agg_windows_give(w);
+    }
+    shr_ucx_unlock(w, locked);
     if (SHR_UNLIKELY(first != UCS_OK)) {
         shr_ucx_status(first, "completing a request handle");
         shr_fatal(1, "a request handle's flush failed in UCX");
@@ -361,6 +377,7 @@ bool shr_ucx_test_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
     }
     if (!shr_ucx_cmpl_done(cmpl)) {
         w = shr_ucx_ctx_worker(ctx);
+        shr_ucx_adopt(w);
         __atomic_fetch_add(&shr_ucx.activity, 1, __ATOMIC_RELAXED);
         if (!shr_ucx_offloads(cmpl)) {
             shr_ucx_agg_poll(); /* (offload: the progress thread sends them) */
@@ -393,11 +410,11 @@ bool shr_ucx_peek_op(const int *pes, size_t npes, const void *src, void *dest, s
     if (!shr_ucx.active) {
         return false;
     }
-    shr_ucx_lock(w);
+    bool locked = shr_ucx_lock(w);
     for (size_t i = 0; i < npes && posted; i++) {
         posted = shr_ucx_get(w, (char *)dest + i * len, src, len, pes[i], &own, false) == UCS_OK;
     }
-    shr_ucx_unlock(w);
+    shr_ucx_unlock(w, locked);
     /* even after a failed post: those posted write into dest and own */
     return shr_ucx_cmpl_wait(w, &own) == UCS_OK && posted;
 }
