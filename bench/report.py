@@ -695,6 +695,13 @@ def write_report(run, rows, pls, plots, plot_err, path):
     mach = m.get("machine", {})
     if mach:
         L.append("Machine: %s, %s CPUs, %s." % (mach.get("cpu", "?"), mach.get("online_cpus", "?"), mach.get("os", "?")))
+    pause = run.stat("limit", "cacheline_pingpong", "latency_us", mode="pause")
+    if pause:
+        # the step of every polling loop, and of the ping-pong probe's answer-delay sweep
+        cyc = run.stat("limit", "cacheline_pingpong", "tsc_cycles", mode="pause")
+        L.append("A turn of a pause loop (the step of a polling wait): %s ns%s (`cacheline_pingpong` "
+                 "`mode=pause`, best repetition)." % (fmt(pause.min * 1e3),
+                                                      ", %s TSC cycles" % fmt(cyc.min) if cyc else ""))
     if run.loads:
         L.append("Load average (1 min) around the launches: %.1f–%.1f, median %.1f (what else the machine ran; "
                  "a shared machine's builds show here)." % (min(run.loads), max(run.loads),

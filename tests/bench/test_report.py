@@ -108,6 +108,33 @@ class ReportFromFixture(unittest.TestCase):
         lim = min(raw_values(self.dir, "limit", "cacheline_pingpong", "latency_us", mode="flag"))
         self.assertAlmostEqual(self.summary()["pingpong_8"]["limit_v"], lim)
 
+    def test_pause_turn_is_reported(self):
+        # cacheline_pingpong's mode=pause row: the report gives its best repetition
+        d = os.path.join(self.dir, "raw", "limit")
+        names = sorted(n for n in os.listdir(d) if n.startswith("cacheline_pingpong.r"))
+        self.assertGreaterEqual(len(names), 2)
+        for rep, name in enumerate(names):
+            path = os.path.join(d, name)
+            with open(path) as f:
+                recs = [json.loads(line) for line in f if line.startswith("{")]
+            with open(path, "w") as f:
+                for rec in recs:
+                    if rec.get("type") == "header":
+                        rec["columns"].insert(2, ["tsc_cycles", "cycles"])
+                    if rec.get("type") == "end":
+                        f.write(json.dumps({"type": "point", "index": 99, "label": "mode=pause"}) + "\n")
+                        f.write(json.dumps({"type": "row", "point": 99, "mode": "pause",
+                                            "latency_us": 0.0245 - 0.001 * rep, "tsc_cycles": 64.0 - rep,
+                                            "pinned": False, "delay": 0, "iterations": 5000,
+                                            "valid": True}) + "\n")
+                    f.write(json.dumps(rec) + "\n")
+        report.main([self.dir, "--no-plots", "--quiet"])
+        with open(os.path.join(self.dir, "report.md")) as f:
+            md = f.read()
+        best = len(names) - 1
+        self.assertIn("A turn of a pause loop (the step of a polling wait): %s ns, %s TSC cycles"
+                      % (report.fmt(24.5 - best), report.fmt(64.0 - best)), md)
+
     def test_collective_rows_compare_with_peer(self):
         report.main([self.dir, "--no-plots", "--quiet"])
         f = self.summary()["bcast_2_8"]
