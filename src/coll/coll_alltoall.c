@@ -88,7 +88,7 @@ void shr_coll_alltoall_eager(shr_coll_t *c, const shr_coll_args_t *a)
         int m = shr_coll_rel(c, n - k); /* the one that sent to us first */
         size_t i = shr_coll_slot_of(m, me);
         shr_coll_slot_wait_from(c, m, sw);
-        copy_block(dest_block(a, m), a->dst, shr_coll_slot_payload(c, i, sw), 1, a);
+        copy_block(dest_block(a, m), a->dst, shr_coll_slot_payload(c, i, sw, bytes), 1, a);
         shr_coll_slot_clear(c, i, sw, bytes);
     }
     c->full = true;

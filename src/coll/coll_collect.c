@@ -34,7 +34,9 @@
 #include "core/check.h"
 
 /* Slot words per sender for flat collect (the same on every member: it
- * may not depend on the local size), or 0. */
+ * may not depend on the local size), or 0.  Sized for the largest eager
+ * payload (4 lines on a pSync), so a small one relies on shr_coll_slot_at
+ * to share the header's line. */
 static size_t flat_slot_words(const shr_coll_t *c)
 {
     size_t n1 = (size_t)c->team->n_pes - 1;
@@ -53,16 +55,6 @@ static size_t flat_slot_words(const shr_coll_t *c)
     return per >= 4 ? 4 : 2;
 }
 
-/* Where a flat slot's payload of `len` bytes starts: right before the
- * header (the slot's last word), so that up to 56 bytes share the header's
- * line, one line transfer.  collect's slots are sized for the largest
- * eager payload (flat_slot_words), 4 lines on a pSync: at the slot's start
- * a small payload cost a second transfer after the header's. */
-static uint64_t *flat_payload(uint64_t *slot, size_t sw, size_t len)
-{
-    return &slot[sw - 1 - (len + 7) / 8];
-}
-
 /* The flat exchange; `fixed` = fcollect (len known everywhere). */
 static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
 {
@@ -78,12 +70,11 @@ static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
         }
     }
     bool eager = a->len <= cap;
+    /* the header is the size + 1: receivers learn where the payload is */
     for (int k = 1; k < n; k++) {
         int m = shr_coll_rel(c, k);
-        uint64_t *slot = SHR_COLL_SLOT(c, shr_coll_slot_of(me, m), sw);
-        shr_put_signal(NULL, shr_ctx_default, eager ? flat_payload(slot, sw, a->len) : slot,
-                       a->src, eager ? a->len : 0, &slot[sw - 1], a->len + 1,
-                       SHMEM_SIGNAL_SET, shr_coll_wpe(c, m), false);
+        shr_coll_slot_send(c, m, shr_coll_slot_of(me, m), sw, a->len + 1, a->src,
+                           eager ? a->len : 0);
     }
     /* every size, then every offset */
     for (int m = 0; m < n; m++) {
@@ -95,12 +86,9 @@ static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
         if (m == me) {
             shr_coll_copy_local(dest + off, a->src, len);
         } else if (len <= cap) {
-            uint64_t *slot = SHR_COLL_SLOT(c, shr_coll_slot_of(m, me), sw);
-            uint64_t *payload = flat_payload(slot, sw, len);
-            memcpy(dest + off, payload, len);
-            /* plain stores: no other writer until the region or pSync is reused */
-            memset(payload, 0, (size_t)(&slot[sw - 1] - payload) * sizeof(uint64_t));
-            slot[sw - 1] = 0;
+            size_t i = shr_coll_slot_of(m, me);
+            memcpy(dest + off, shr_coll_slot_payload(c, i, sw, len), len);
+            shr_coll_slot_clear(c, i, sw, len);
         } else {
             shr_coll_get(c, dest + off, a->src, len, m);
             shr_coll_slot_clear(c, shr_coll_slot_of(m, me), sw, 0);

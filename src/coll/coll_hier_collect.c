@@ -320,9 +320,10 @@ static void collect_hier_run(shr_coll_t *c, const shr_coll_args_t *a, lg_algo_t 
     for (int t = 1; t < L; t++) {
         int from = (k + L - t) % L;
         size_t slot = shr_coll_slot_of(from, k);
-        shr_coll_slot_wait(&sub, slot, sw);
-        const uint64_t *theirs = shr_coll_slot_payload(&sub, slot, sw);
         int cnt = p->first[from + 1] - p->first[from];
+        shr_coll_slot_wait(&sub, slot, sw);
+        const uint64_t *theirs =
+            shr_coll_slot_payload(&sub, slot, sw, (size_t)cnt * sizeof(uint64_t));
         for (int i = 0; i < cnt; i++) {
             off[p->members[p->first[from] + i]] = theirs[i];
         }
@@ -449,7 +450,8 @@ void shr_coll_alltoall_hier(shr_coll_t *c, const shr_coll_args_t *a)
         int cnt = p->first[from + 1] - p->first[from];
         size_t slot = shr_coll_slot_of(from, k);
         shr_coll_slot_wait(&sub, slot, sw);
-        const char *at = shr_coll_slot_payload(&sub, slot, sw);
+        const char *at =
+            shr_coll_slot_payload(&sub, slot, sw, (size_t)cnt * (size_t)h.n_local * blk);
         for (int jj = 0; jj < h.n_local; jj++) {
             for (int ii = 0; ii < cnt; ii++, at += blk) {
                 block_copy(a2a_dest(c, a, mine[jj], theirs[ii]), a->dst, at, 1, a);

@@ -64,7 +64,7 @@ static void leaders_rd(shr_coll_t *sub, const shr_coll_args_t *a, size_t sw)
     }
     if (k < L - P) {
         shr_coll_slot_wait(sub, 0, sw);
-        op(v, v, shr_coll_slot_payload(sub, 0, sw), a->count);
+        op(v, v, shr_coll_slot_payload(sub, 0, sw, bytes), a->count);
         shr_coll_slot_clear(sub, 0, sw, bytes);
     }
     for (int r = 0; r < rounds; r++) {
@@ -72,7 +72,7 @@ static void leaders_rd(shr_coll_t *sub, const shr_coll_args_t *a, size_t sw)
         size_t slot = 1 + (size_t)r;
         shr_coll_slot_send(sub, partner, slot, sw, 1, v, bytes);
         shr_coll_slot_wait(sub, slot, sw);
-        const void *theirs = shr_coll_slot_payload(sub, slot, sw);
+        const void *theirs = shr_coll_slot_payload(sub, slot, sw, bytes);
         if (k < partner) {
             op(v, v, theirs, a->count);
         } else {

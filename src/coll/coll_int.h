@@ -288,13 +288,21 @@ static inline void shr_coll_copy_local(void *dest, const void *src, size_t len)
 }
 
 /* ---- slots: payload + header in the slot area ----
- * A slot is `sw` words: the payload from its first word (16-byte aligned,
- * as long double and complex need), the header in its last; collect's
- * flat slots instead end their payload where the header starts
- * (flat_payload, coll_collect.c: byte copies only).  Slots of up
- * to a line never straddle one (sizes 2, 4, 8 words, aligned); larger ones
- * are whole lines.  Slot i of a receiver is at sync + SHR_CR_SLOTS + i * sw. */
+ * A slot is `sw` words, the header in its last.  A payload of `len` bytes
+ * ends where the header starts (shr_coll_slot_at), its start rounded down
+ * to 16 bytes (long double and complex are combined in place): up to 56
+ * bytes share the header's line, so one line transfer carries both.  Slots
+ * of up to a line never straddle one (sizes 2, 4, 8 words, aligned); larger
+ * ones are whole lines.  Slot i of a receiver is at
+ * sync + SHR_CR_SLOTS + i * sw; sender and receiver agree on `len` (a
+ * receiver that does not know it reads it from the header, collect). */
 #define SHR_COLL_SLOT(_c, _i, _sw) (&(_c)->sync[SHR_CR_SLOTS + (_i) * (_sw)])
+
+/* Where a payload of `len` bytes starts in `slot` (sw words). */
+static inline uint64_t *shr_coll_slot_at(uint64_t *slot, size_t sw, size_t len)
+{
+    return &slot[(sw - 1 - (len + 7) / 8) & ~(size_t)1];
+}
 
 /* Stack buffers that hold elements of any type. */
 #define SHR_COLL_SCRATCH _Alignas(64)
@@ -322,22 +330,40 @@ static inline size_t shr_coll_slot_size(const shr_coll_t *c, size_t len, size_t 
     return sw;
 }
 
-/* Writes `len` bytes and a nonzero `header` into slot `i` of `member`. */
-void shr_coll_slot_send(shr_coll_t *c, int member, size_t i, size_t sw, uint64_t header,
-                        const void *payload, size_t len);
+/* Writes `len` bytes and a nonzero `header` into slot `i` of `member`
+ * (len <= (sw - 1) * 8). */
+static inline void shr_coll_slot_send(shr_coll_t *c, int member, size_t i, size_t sw,
+                                      uint64_t header, const void *payload, size_t len)
+{
+    uint64_t *slot = SHR_COLL_SLOT(c, i, sw);
+
+    shr_put_signal(NULL, shr_ctx_default, shr_coll_slot_at(slot, sw, len), payload, len,
+                   &slot[sw - 1], header, SHMEM_SIGNAL_SET, shr_coll_wpe(c, member), false);
+}
 /* Waits for my slot `i`; copies up to `len` payload bytes to `out` (may be
  * NULL), zeroes the slot and returns its header. */
 uint64_t shr_coll_slot_recv(shr_coll_t *c, size_t i, size_t sw, void *out, size_t len);
-/* My slot i's payload, after shr_coll_slot_wait; shr_coll_slot_clear ends it. */
+/* My slot i's payload of `len` bytes, after shr_coll_slot_wait;
+ * shr_coll_slot_clear (same len) ends it. */
 uint64_t shr_coll_slot_wait(shr_coll_t *c, size_t i, size_t sw);
 /* Waits for my compact slot from member `from` (shr_coll_slot_of), whose
  * header it returns. */
 uint64_t shr_coll_slot_wait_from(shr_coll_t *c, int from, size_t sw);
-static inline const void *shr_coll_slot_payload(const shr_coll_t *c, size_t i, size_t sw)
+static inline const void *shr_coll_slot_payload(const shr_coll_t *c, size_t i, size_t sw,
+                                                size_t len)
 {
-    return SHR_COLL_SLOT(c, i, sw);
+    return shr_coll_slot_at(SHR_COLL_SLOT(c, i, sw), sw, len);
 }
-void shr_coll_slot_clear(shr_coll_t *c, size_t i, size_t sw, size_t len);
+static inline void shr_coll_slot_clear(shr_coll_t *c, size_t i, size_t sw, size_t len)
+{
+    uint64_t *slot = SHR_COLL_SLOT(c, i, sw);
+
+    /* plain stores: no other writer until the region or pSync is reused */
+    for (uint64_t *w = shr_coll_slot_at(slot, sw, len); w < &slot[sw - 1]; w++) {
+        *w = 0;
+    }
+    slot[sw - 1] = 0;
+}
 
 /* Compact slot index of sender `from` at receiver `to` (n-1 slots). */
 static inline size_t shr_coll_slot_of(int from, int to)

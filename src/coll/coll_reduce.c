@@ -88,7 +88,7 @@ void shr_coll_reduce_eager(shr_coll_t *c, const shr_coll_args_t *a)
         const void *y = a->src;
         if (m != me) {
             shr_coll_slot_wait_from(c, m, sw);
-            y = shr_coll_slot_payload(c, shr_coll_slot_of(m, me), sw);
+            y = shr_coll_slot_payload(c, shr_coll_slot_of(m, me), sw, bytes);
         }
         if (m == 0) {
             prev = y;

@@ -30,15 +30,6 @@ void shr_coll_sync_all(shr_coll_t *c, size_t w)
     }
 }
 
-void shr_coll_slot_send(shr_coll_t *c, int member, size_t i, size_t sw, uint64_t header,
-                        const void *payload, size_t len)
-{
-    uint64_t *slot = SHR_COLL_SLOT(c, i, sw);
-
-    shr_put_signal(NULL, shr_ctx_default, slot, payload, len, &slot[sw - 1], header, SHMEM_SIGNAL_SET,
-                   shr_coll_wpe(c, member), false);
-}
-
 uint64_t shr_coll_slot_wait(shr_coll_t *c, size_t i, size_t sw)
 {
     return shr_coll_wait_ge(c, &SHR_COLL_SLOT(c, i, sw)[sw - 1], 1);
@@ -51,24 +42,12 @@ uint64_t shr_coll_slot_wait_from(shr_coll_t *c, int from, size_t sw)
     return shr_coll_wait_from(c, &SHR_COLL_SLOT(c, i, sw)[sw - 1], 1, from);
 }
 
-void shr_coll_slot_clear(shr_coll_t *c, size_t i, size_t sw, size_t len)
-{
-    uint64_t *slot = SHR_COLL_SLOT(c, i, sw);
-    size_t words = (len + 7) / 8;
-
-    /* plain stores: no other writer until the region or pSync is reused */
-    for (size_t k = 0; k < words && k < sw - 1; k++) {
-        slot[k] = 0;
-    }
-    slot[sw - 1] = 0;
-}
-
 uint64_t shr_coll_slot_recv(shr_coll_t *c, size_t i, size_t sw, void *out, size_t len)
 {
     uint64_t header = shr_coll_slot_wait(c, i, sw);
 
     if (out != NULL && len != 0) {
-        memcpy(out, shr_coll_slot_payload(c, i, sw), len);
+        memcpy(out, shr_coll_slot_payload(c, i, sw, len), len);
     }
     shr_coll_slot_clear(c, i, sw, len);
     return header;
