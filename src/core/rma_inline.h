@@ -268,12 +268,54 @@ static SHR_ALWAYS_INLINE void shr_rma_put(const char *fn, shr_ctx_t *ctx, void *
     shr_rma_put_slow(fn, ctx, dest, src, len, pe, nbi);
 }
 
+/* A program's get from segment s once src lies in its user part, `off`
+ * bytes in: the length's end, the peer's copy, the copy.  False: the
+ * caller takes the slow path. */
+static SHR_ALWAYS_INLINE bool shr_rma_get_in(int s, uintptr_t off, void *dest, size_t len, int pe)
+{
+    if (SHR_LIKELY(len <= shr_g.seg[s].user_size - off)) {
+        const char *base = shr_g.seg[s].peer_base[pe];
+
+        if (SHR_LIKELY(base != NULL && dest != NULL)) {
+            shr_copy_get(dest, base + off, len);
+            return true;
+        }
+    }
+    return false;
+}
+
+_Static_assert(SHR_SEG_COUNT == 2, "shr_rma_get tests the heap, then the data segment");
+
+/* A program's get (fn set) runs shr_user_ptr's tests with a whole path per
+ * segment, so that a get on a global does not come back from the data
+ * segment's test to a copy shared with the heap (bench/README.md, --global;
+ * src/api/CMakeLists.txt keeps GCC from folding the two copies into one). */
 static SHR_ALWAYS_INLINE void shr_rma_get(const char *fn, shr_ctx_t *ctx, void *dest,
                                           const void *src, size_t len, int pe, bool nbi)
 {
-    const void *origin = shr_rma_map(fn, src, len, pe);
+    if (fn != NULL) {
+        if (SHR_LIKELY((unsigned)pe < (unsigned)shr_g.n_pes)) {
+            uintptr_t off = (uintptr_t)src - shr_g.seg[SHR_SEG_HEAP].base;
 
-    if (SHR_LIKELY(origin != NULL && (fn == NULL || dest != NULL))) {
+            if (SHR_LIKELY(off < shr_g.seg[SHR_SEG_HEAP].user_size)) {
+                if (SHR_LIKELY(shr_rma_get_in(SHR_SEG_HEAP, off, dest, len, pe))) {
+                    return;
+                }
+            } else {
+                off = (uintptr_t)src - shr_g.seg[SHR_SEG_DATA].base;
+                if (SHR_LIKELY(off < shr_g.seg[SHR_SEG_DATA].user_size) &&
+                    SHR_LIKELY(shr_rma_get_in(SHR_SEG_DATA, off, dest, len, pe))) {
+                    return;
+                }
+            }
+        }
+        shr_rma_get_slow(fn, ctx, dest, src, len, pe, nbi);
+        return;
+    }
+
+    const void *origin = shr_ptr(src, pe);   /* the library's own get */
+
+    if (SHR_LIKELY(origin != NULL)) {
         shr_copy_get(dest, origin, len);
         return;
     }
