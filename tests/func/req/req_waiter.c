@@ -3,7 +3,8 @@
  * "Threads"): each of ISSUERS threads puts a round of 8-byte words (and an
  * atomic add) to the next PE into a handle on its own SHMEM_CTX_PRIVATE
  * context, merges the handle into that round's mailbox and goes on with
- * the next round at once, up to LEAD rounds ahead of the waiter.  The
+ * the next round at once, up to LEAD rounds ahead of the waiter, after
+ * completing a handle of its own (one put) on the same context.  The
  * waiter thread takes each round's merged handle (parts of all four
  * contexts), completes it -- by wait, or by a test loop every third round
  * -- and then sets the round's flag at the next PE; the main thread checks
@@ -33,9 +34,9 @@ static long rounds = 300;
 static long *data;      /* symmetric [rounds][ISSUERS][WORDS]: written by the previous PE */
 static long *flag;      /* symmetric [rounds]: the previous PE completed the round */
 static long counter;    /* every issuer of every PE adds 1 a round to the next PE's */
+static long echo[ISSUERS]; /* each issuer's own handle: the previous PE's last round */
 static mailbox_t *box;  /* [rounds] */
 static long waited;     /* rounds the waiter completed (the issuers' lead) */
-static shmem_ctx_t ctxs[ISSUERS];
 
 static long word(int pe, int t, long r, int k)
 {
@@ -47,7 +48,9 @@ static void *issuer(void *arg)
     int t = (int)(intptr_t)arg;
     int me = shmem_my_pe(), next = (me + 1) % shmem_n_pes();
     long vals[WORDS];
+    shmem_ctx_t ctx; /* made by the thread that uses it, as SHMEM_CTX_PRIVATE says */
 
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx) == 0, "issuer %d: ctx_create", t);
     for (long r = 0; r < rounds; r++) {
         while (r - __atomic_load_n(&waited, __ATOMIC_ACQUIRE) > LEAD) {
             sched_yield();
@@ -55,17 +58,24 @@ static void *issuer(void *arg)
         shmemx_req_t req = SHMEMX_REQ_NULL;
         for (int k = 0; k < WORDS; k++) {
             vals[k] = word(me, t, r, k);
-            shmemx_ctx_long_put_req(ctxs[t], &data[(r * ISSUERS + t) * WORDS + k], &vals[k], 1,
+            shmemx_ctx_long_put_req(ctx, &data[(r * ISSUERS + t) * WORDS + k], &vals[k], 1,
                                     next, &req);
         }
-        shmemx_ctx_long_atomic_add_req(ctxs[t], &counter, 1, next, &req);
+        shmemx_ctx_long_atomic_add_req(ctx, &counter, 1, next, &req);
         pthread_mutex_lock(&box[r].lock);
         shmemx_req_merge(&box[r].req, &req);
         box[r].merged++;
         pthread_mutex_unlock(&box[r].lock);
         CHECK(req == SHMEMX_REQ_NULL, "issuer %d: merged handle is NULL", t);
+        /* its own handle, waited here: this thread drives its worker too */
+        shmemx_ctx_long_put_req(ctx, &echo[t], &vals[0], 1, next, &req);
+        shmemx_req_wait(&req);
     }
-    shmem_ctx_quiet(ctxs[t]);
+    /* the waiter drives this context until the last round's handle is done */
+    while (__atomic_load_n(&waited, __ATOMIC_ACQUIRE) < rounds) {
+        sched_yield();
+    }
+    shmem_ctx_destroy(ctx);
     return NULL;
 }
 
@@ -123,9 +133,6 @@ int main(int argc, char **argv)
     for (long r = 0; r < rounds; r++) {
         pthread_mutex_init(&box[r].lock, NULL);
     }
-    for (int t = 0; t < ISSUERS; t++) {
-        CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctxs[t]) == 0, "ctx_create %d", t);
-    }
     shmem_barrier_all();
     pthread_create(&th[ISSUERS], NULL, waiter, NULL);
     for (int t = 0; t < ISSUERS; t++) {
@@ -145,11 +152,11 @@ int main(int argc, char **argv)
     for (int t = 0; t <= ISSUERS; t++) {
         pthread_join(th[t], NULL);
     }
-    for (int t = 0; t < ISSUERS; t++) {
-        shmem_ctx_destroy(ctxs[t]);
-    }
     shmem_barrier_all();
     CHECK_EQ(shmem_long_atomic_fetch(&counter, me), (long)ISSUERS * rounds);
+    for (int t = 0; t < ISSUERS; t++) {
+        CHECK_EQ(echo[t], word(prev, t, rounds - 1, 0));
+    }
     shmem_free(data);
     shmem_free(flag);
     return test_pass("one thread completes handles while their contexts' threads issue");
