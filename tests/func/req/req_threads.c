@@ -33,6 +33,9 @@ static void *req_thread(void *arg)
 {
     int t = (int)(intptr_t)arg;
     int me = shmem_my_pe(), n = shmem_n_pes(), next = (me + 1) % n;
+    /* made by the thread that uses it, as SHMEM_CTX_PRIVATE says; the main
+     * thread destroys it after waiting for the hand-off */
+    CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctxs[t]) == 0, "thread %d: ctx_create", t);
     shmem_ctx_t ctx = ctxs[t];
     long buf[WINDOW][WORDS], back[WORDS], fetched = 0;
     shmemx_req_t reqs[WINDOW];
@@ -93,9 +96,6 @@ int main(int argc, char **argv)
         return 77;
     }
     int me = shmem_my_pe(), n = shmem_n_pes(), prev = (me + n - 1) % n;
-    for (int t = 0; t < THREADS; t++) {
-        CHECK(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctxs[t]) == 0, "ctx_create %d", t);
-    }
     shmem_barrier_all();
     for (int t = 0; t < THREADS; t++) {
         pthread_create(&th[t], NULL, req_thread, (void *)(intptr_t)t);
