@@ -1,7 +1,5 @@
 /* ctx.c -- context management routines (spec 9.5).  Creation failures
  * return nonzero with SHMEM_CTX_INVALID and leave the library usable. */
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "api/api_inline.h"
 #include "util/log.h"
@@ -57,11 +55,6 @@ static void check_destroy(const char *fn, shr_ctx_t *ctx)
     shr_check_ctx(fn, ctx, true);
     if (ctx == SHMEM_CTX_DEFAULT) {
         shr_check_fail(fn, "ctx is SHMEM_CTX_DEFAULT, which cannot be destroyed");
-    }
-    if (ctx != SHMEM_CTX_INVALID && (ctx->options & SHMEM_CTX_PRIVATE) &&
-        ctx->creator != (pid_t)syscall(SYS_gettid)) {
-        shr_check_fail(fn, "ctx %p is SHMEM_CTX_PRIVATE to thread %d; only that thread may "
-                           "destroy it", (void *)ctx, (int)ctx->creator);
     }
 }
 

@@ -46,6 +46,23 @@ static void check_ctx_known(const char *fn, shr_ctx_t *ctx)
     }
 }
 
+/* SHMEM_CTX_PRIVATE: only the creating thread may use the context (a
+ * transport may run it without locks).  Waiting for a request handle
+ * with a part on it is not a use (shmemx_req_*: no context checked). */
+static void check_ctx_thread(const char *fn, shr_ctx_t *ctx)
+{
+    if ((ctx->options & SHMEM_CTX_PRIVATE) == 0) {
+        return;
+    }
+    pid_t self = (pid_t)syscall(SYS_gettid);
+    if (self != ctx->creator) {
+        shr_check_fail(fn, "ctx %p is SHMEM_CTX_PRIVATE to thread %d but thread %d uses it; "
+                           "only the thread that created it may use it (create one per "
+                           "thread, or drop SHMEM_CTX_PRIVATE)",
+                       (void *)ctx, (int)ctx->creator, (int)self);
+    }
+}
+
 void shr_check_init(const char *fn)
 {
     if (!shr_g.initialized) {
@@ -84,6 +101,7 @@ void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
         shr_check_fail(fn, "ctx %p is not a live context (destroyed or never created)",
                        (void *)ctx);
     }
+    check_ctx_thread(fn, ctx);
     if (pe < 0 || pe >= ctx->team->n_pes) {
         shr_check_fail(fn, "pe is %d, valid range 0..%d of %s", pe, ctx->team->n_pes - 1,
                        team_name(ctx->team));
@@ -184,6 +202,7 @@ void shr_check_ctx(const char *fn, shr_ctx_t *ctx, bool invalid_ok)
         shr_check_fail(fn, "ctx %p is not a live context (destroyed or never created)",
                        (void *)ctx);
     }
+    check_ctx_thread(fn, ctx);
 }
 
 void shr_check_init_thread(const char *fn)

@@ -8,6 +8,7 @@
  *   destroy_world      shmem_team_destroy(SHMEM_TEAM_WORLD)
  *   destroy_default    shmem_ctx_destroy(SHMEM_CTX_DEFAULT)
  *   private_thread     a PRIVATE context destroyed by another thread
+ *   private_put        a put on a PRIVATE context from another thread
  *   ctx_pe_range       a PE outside the context's team
  *   put_garbage        RMA on a pointer that never was a context
  *   team_garbage       team query on a pointer that never was a team
@@ -21,6 +22,12 @@ static long word;
 static void *destroy_it(void *arg)
 {
     shmem_ctx_destroy((shmem_ctx_t)arg);
+    return NULL;
+}
+
+static void *put_on_it(void *arg)
+{
+    shmem_ctx_long_p((shmem_ctx_t)arg, &word, 1, 0);
     return NULL;
 }
 
@@ -59,6 +66,12 @@ int main(int argc, char **argv)
         pthread_t th;
         CHECK_EQ(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx), 0);
         pthread_create(&th, NULL, destroy_it, ctx);
+        pthread_join(th, NULL);
+    } else if (strcmp(what, "private_put") == 0) {
+        pthread_t th;
+        CHECK_EQ(shmem_ctx_create(SHMEM_CTX_PRIVATE, &ctx), 0);
+        shmem_ctx_long_p(ctx, &word, 1, 0); /* its own thread: fine */
+        pthread_create(&th, NULL, put_on_it, ctx);
         pthread_join(th, NULL);
     } else if (strcmp(what, "put_garbage") == 0) {
         shmem_ctx_long_p((shmem_ctx_t)(uintptr_t)0x1000, &word, 1, 0); /* unmapped */
