@@ -357,7 +357,6 @@ static void agg_pt_sent(shr_ucx_worker_t *w)
 
 bool shr_ucx_agg_flush_all(shr_ucx_flush_t which)
 {
-    pthread_t self = pthread_self();
     bool left = false;
 
     if (pthread_mutex_trylock(&shr_ucx.list_lock) != 0) {
@@ -367,7 +366,7 @@ bool shr_ucx_agg_flush_all(shr_ucx_flush_t which)
         if (!__atomic_load_n(&w->agg_counted, __ATOMIC_RELAXED)) {
             continue;
         }
-        if (which == SHR_UCX_FLUSH_MINE && w->owned && !pthread_equal(w->owner, self)) {
+        if (which == SHR_UCX_FLUSH_MINE && shr_ucx_foreign(w)) {
             /* its owner is filling it: sending it from here split the
              * windows of 4 threads into messages of ~4 records */
             continue;

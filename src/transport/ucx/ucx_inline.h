@@ -70,12 +70,19 @@ static SHR_ALWAYS_INLINE void shr_ucx_unlock(shr_ucx_worker_t *w, bool locked)
     }
 }
 
+/* w is a private context's and this thread did not create it (a wait
+ * for a handle with a part there, or a walk of every worker). */
+static SHR_ALWAYS_INLINE bool shr_ucx_foreign(const shr_ucx_worker_t *w)
+{
+    return w->owned && !pthread_equal(w->owner, pthread_self());
+}
+
 /* A wait or test of a request handle's part on w's context: from a
  * thread other than its owner, the lock must be real first. */
 static SHR_ALWAYS_INLINE void shr_ucx_adopt(shr_ucx_worker_t *w)
 {
     if (SHR_UNLIKELY(w->owned) && !__atomic_load_n(&w->must_lock, __ATOMIC_RELAXED) &&
-        !pthread_equal(w->owner, pthread_self())) {
+        shr_ucx_foreign(w)) {
         shr_ucx_worker_share(w);
     }
 }

@@ -331,7 +331,7 @@ void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *c
     w = shr_ucx_ctx_worker(ctx);
     shr_ucx_adopt(w);
     bool shared = shr_ucx_ctx_is_shared(ctx);
-    bool foreign = w->owned && !pthread_equal(w->owner, pthread_self());
+    bool foreign = shr_ucx_foreign(w);
     bool taken = false;
     bool locked = shr_ucx_lock(w);
     for (size_t i = 0; i < npes; i++) {
