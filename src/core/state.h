@@ -112,7 +112,9 @@ static SHR_ALWAYS_INLINE void *shr_ptr(const void *addr, int pe)
 /* shr_ptr for an address a program named: NULL also when `pe` is no PE of
  * the job or [addr, addr+len) does not lie inside the user's part of one
  * segment, so that the cold path can say which (these checks are always on:
- * a compare more than shr_ptr, docs/errors.md).  len may be 0. */
+ * a compare more than shr_ptr, docs/errors.md).  len may be 0.
+ * shr_rma_get (core/rma_inline.h) spells these tests out per segment for
+ * a program's get: a change here goes there too. */
 static SHR_ALWAYS_INLINE void *shr_user_ptr(const void *addr, size_t len, int pe)
 {
     if (SHR_UNLIKELY((unsigned)pe >= (unsigned)shr_g.n_pes)) {
