@@ -25,6 +25,14 @@ void shr_api_get_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *s
                   shr_rma_get(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), nbi));
 }
 
+uint64_t shr_api_g_gated(const char *fn, shr_ctx_t *ctx, const void *src, size_t size, int pe)
+{
+    uint64_t bits = 0;
+
+    shr_api_get_gated(fn, ctx, &bits, src, size, pe, true, false);
+    return bits;
+}
+
 void shr_api_iput_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                         ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks, size_t elem,
                         int pe)

@@ -88,6 +88,10 @@ SHR_COLD void shr_api_put_gated(const char *fn, shr_ctx_t *ctx, void *dest, cons
                                 size_t len, int pe, const char *what, bool nbi);
 SHR_COLD void shr_api_get_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                 size_t len, int pe, bool g, bool nbi);
+/* shr_api_get_gated of a shmem_g of up to 8 bytes: the value in the first
+ * `size` bytes (shr_rma_g_slow). */
+SHR_COLD uint64_t shr_api_g_gated(const char *fn, shr_ctx_t *ctx, const void *src, size_t size,
+                                  int pe);
 SHR_COLD void shr_api_iput_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                  ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
                                  size_t elem, int pe);
@@ -183,15 +187,30 @@ static SHR_ALWAYS_INLINE void shr_api_get_nbi(const char *fn, shr_ctx_t *ctx, vo
     shr_rma_get(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), true);
 }
 
+/* `value` is the shim's local variable; up to 8 bytes (all but long
+ * double), its address goes to no call (shr_rma_g), so that it is returned
+ * in a register. */
 static SHR_ALWAYS_INLINE void shr_api_g(const char *fn, shr_ctx_t *ctx, void *value,
                                         const void *src, size_t size, int pe)
 {
+    bool wide = size > sizeof(uint64_t);
+
     if (SHR_UNLIKELY(shr_g.check_gate)) {
-        shr_api_get_gated(fn, ctx, value, src, size, pe, true, false);
+        if (wide) {
+            shr_api_get_gated(fn, ctx, value, src, size, pe, true, false);
+            return;
+        }
+        uint64_t bits = shr_api_g_gated(fn, ctx, src, size, pe);
+
+        memcpy(value, &bits, size);
         return;
     }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", size, src, pe);
-    shr_rma_get(fn, ctx, value, src, size, shr_api_world_pe(fn, ctx, pe), false);
+    if (wide) {
+        shr_rma_get(fn, ctx, value, src, size, shr_api_world_pe(fn, ctx, pe), false);
+        return;
+    }
+    shr_rma_g(fn, ctx, value, src, size, shr_api_world_pe(fn, ctx, pe));
 }
 
 static SHR_ALWAYS_INLINE void shr_api_iput(const char *fn, shr_ctx_t *ctx, void *dest,

@@ -479,6 +479,14 @@ void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *sr
     shr_remote->get(ctx, dest, src, len, pe, nbi ? &ctx->cmpl : NULL);
 }
 
+uint64_t shr_rma_g_slow(const char *fn, shr_ctx_t *ctx, const void *src, size_t len, int pe)
+{
+    uint64_t bits = 0;
+
+    shr_rma_get_slow(fn, ctx, &bits, src, len, pe, false);
+    return bits;
+}
+
 /* Strided transfers to a remote PE: every block in flight at once, counted
  * in one completion object, then waited for (blocking: the source is
  * reusable, or the data in dest, on return). */

@@ -211,6 +211,10 @@ SHR_COLD void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const
                                size_t len, int pe, bool nbi);
 SHR_COLD void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                size_t len, int pe, bool nbi);
+/* shr_rma_get_slow into a variable of up to 8 bytes (shmem_g): returns the
+ * value in the first `len` bytes, so that no caller's address escapes. */
+SHR_COLD uint64_t shr_rma_g_slow(const char *fn, shr_ctx_t *ctx, const void *src, size_t len,
+                                 int pe);
 SHR_COLD void shr_rma_iput_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                 ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
                                 size_t elem, int pe);
@@ -286,12 +290,31 @@ static SHR_ALWAYS_INLINE bool shr_rma_get_in(int s, uintptr_t off, void *dest, s
 
 _Static_assert(SHR_SEG_COUNT == 2, "shr_rma_get tests the heap, then the data segment");
 
+/* The slow path of shr_rma_get_to: `g`, into a local variable of up to 8
+ * bytes (shmem_g) whose address then stays private to the caller: a
+ * variable whose address a call takes lives on the stack, so the fast path
+ * paid a store and a load to return it. */
+static SHR_ALWAYS_INLINE void shr_rma_get_slow_to(const char *fn, shr_ctx_t *ctx, void *dest,
+                                                  const void *src, size_t len, int pe, bool nbi,
+                                                  bool g)
+{
+    if (g) {
+        uint64_t bits = shr_rma_g_slow(fn, ctx, src, len, pe);
+
+        memcpy(dest, &bits, len);
+        return;
+    }
+    shr_rma_get_slow(fn, ctx, dest, src, len, pe, nbi);
+}
+
 /* A program's get (fn set) runs shr_user_ptr's tests with a whole path per
  * segment, so that a get on a global does not come back from the data
  * segment's test to a copy shared with the heap (bench/README.md, --global;
- * src/api/CMakeLists.txt keeps GCC from folding the two copies into one). */
-static SHR_ALWAYS_INLINE void shr_rma_get(const char *fn, shr_ctx_t *ctx, void *dest,
-                                          const void *src, size_t len, int pe, bool nbi)
+ * src/api/CMakeLists.txt keeps GCC from folding the two copies into one).
+ * `g`: shr_rma_g. */
+static SHR_ALWAYS_INLINE void shr_rma_get_to(const char *fn, shr_ctx_t *ctx, void *dest,
+                                             const void *src, size_t len, int pe, bool nbi,
+                                             bool g)
 {
     if (fn != NULL) {
         if (SHR_LIKELY((unsigned)pe < (unsigned)shr_g.n_pes)) {
@@ -309,7 +332,7 @@ static SHR_ALWAYS_INLINE void shr_rma_get(const char *fn, shr_ctx_t *ctx, void *
                 }
             }
         }
-        shr_rma_get_slow(fn, ctx, dest, src, len, pe, nbi);
+        shr_rma_get_slow_to(fn, ctx, dest, src, len, pe, nbi, g);
         return;
     }
 
@@ -319,7 +342,21 @@ static SHR_ALWAYS_INLINE void shr_rma_get(const char *fn, shr_ctx_t *ctx, void *
         shr_copy_get(dest, origin, len);
         return;
     }
-    shr_rma_get_slow(fn, ctx, dest, src, len, pe, nbi);
+    shr_rma_get_slow_to(fn, ctx, dest, src, len, pe, nbi, g);
+}
+
+static SHR_ALWAYS_INLINE void shr_rma_get(const char *fn, shr_ctx_t *ctx, void *dest,
+                                          const void *src, size_t len, int pe, bool nbi)
+{
+    shr_rma_get_to(fn, ctx, dest, src, len, pe, nbi, false);
+}
+
+/* A blocking get into `value`, a local variable of up to 8 bytes whose
+ * address goes nowhere else (shmem_g). */
+static SHR_ALWAYS_INLINE void shr_rma_g(const char *fn, shr_ctx_t *ctx, void *value,
+                                        const void *src, size_t size, int pe)
+{
+    shr_rma_get_to(fn, ctx, value, src, size, pe, false, true);
 }
 
 /* Copies nblocks blocks of bsize elements of `elem` bytes; block i starts at
