@@ -92,15 +92,17 @@ _Static_assert(SHR_COPY_SKEW_MIN_LEN >= 128, "shr_copy_wide's shortest copy");
 
 /* Copies len (>= 128) bytes with 64-byte moves: the first and last 64
  * unaligned, in between the destination's aligned blocks (a block stored
- * across two cache lines costs two stores), four at a time, the loads of
- * the next four issued before the stores of these (no load waits behind a
- * store to the same address modulo 4 KiB, as in shr_copy_skewed).  Bytes
- * the first or last move share with the blocks are stored twice; the last
- * move is the last store.  Measured on AMD EPYC (Zen 5) by memcpy_bw's
- * 64-byte loop (the same moves, its loads not issued a turn ahead) against
- * glibc 2.36's memcpy (rep movsb from 2113 bytes): build/bench/memcpy_bw
- * -x put -m 2304,4k,16k,24k,32k -T vec64|memcpy [--skew 8|264], best of 3
- * launches, ns per copy; in the library, compare
+ * across two cache lines costs two stores), four a turn, each turn's four
+ * loads before its four stores.  Issuing the next turn's loads before this
+ * turn's stores (as shr_copy_skewed does) cost a copy + full fence 0.4-0.6
+ * ns at 1-4 KiB and gained no 4 KiB flood at a skew of 0, 8, 24 or 40
+ * bytes (bench/README.md, "Blocking latency, one node").  Bytes the first
+ * or last move share with the blocks are stored twice; the last move is
+ * the last store.  Measured on AMD EPYC (Zen 5) by memcpy_bw's 64-byte
+ * loop (the same moves) against glibc 2.36's memcpy (rep movsb from 2113
+ * bytes): build/bench/memcpy_bw -x put -m 2304,4k,16k,24k,32k -T
+ * vec64|memcpy [--skew 8|264], best of 3 launches, ns per copy; in the
+ * library, compare
  * SHIMMER_SHM_COPY=memcpy|avx512 bench/run --only get_lat.  (dest - src)
  * mod 4 KiB 0: 2304 B 8.8/17.0, 4 KiB 15.3/28.5, 16 KiB 60/99, 24 KiB 93/147,
  * but 32 KiB 304/195 (source and destination no longer fit in the 48 KiB
@@ -115,29 +117,14 @@ __attribute__((target("avx512f"))) static void shr_copy_wide(char *d, const char
     const char *ss = s + skip;
 
     _mm512_storeu_si512(d, first);
-    if (dd + 256 <= end) {
+    for (; dd + 256 <= end; dd += 256, ss += 256) {
         __m512i a = _mm512_loadu_si512(ss), b = _mm512_loadu_si512(ss + 64);
         __m512i c = _mm512_loadu_si512(ss + 128), e = _mm512_loadu_si512(ss + 192);
 
-        for (; dd + 512 <= end; dd += 256, ss += 256) {
-            __m512i a2 = _mm512_loadu_si512(ss + 256), b2 = _mm512_loadu_si512(ss + 320);
-            __m512i c2 = _mm512_loadu_si512(ss + 384), e2 = _mm512_loadu_si512(ss + 448);
-
-            _mm512_store_si512(dd, a);
-            _mm512_store_si512(dd + 64, b);
-            _mm512_store_si512(dd + 128, c);
-            _mm512_store_si512(dd + 192, e);
-            a = a2;
-            b = b2;
-            c = c2;
-            e = e2;
-        }
         _mm512_store_si512(dd, a);
         _mm512_store_si512(dd + 64, b);
         _mm512_store_si512(dd + 128, c);
         _mm512_store_si512(dd + 192, e);
-        dd += 256;
-        ss += 256;
     }
     for (; dd < end; dd += 64, ss += 64) {
         _mm512_store_si512(dd, _mm512_loadu_si512(ss));
