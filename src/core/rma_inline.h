@@ -277,13 +277,11 @@ static SHR_ALWAYS_INLINE void shr_rma_put(const char *fn, shr_ctx_t *ctx, void *
  * caller takes the slow path. */
 static SHR_ALWAYS_INLINE bool shr_rma_get_in(int s, uintptr_t off, void *dest, size_t len, int pe)
 {
-    if (SHR_LIKELY(len <= shr_g.seg[s].user_size - off)) {
-        const char *base = shr_g.seg[s].peer_base[pe];
+    const char *origin = shr_seg_user_at(s, off, len, pe);
 
-        if (SHR_LIKELY(base != NULL && dest != NULL)) {
-            shr_copy_get(dest, base + off, len);
-            return true;
-        }
+    if (SHR_LIKELY(origin != NULL && dest != NULL)) {
+        shr_copy_get(dest, origin, len);
+        return true;
     }
     return false;
 }

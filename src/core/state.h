@@ -109,12 +109,24 @@ static SHR_ALWAYS_INLINE void *shr_ptr(const void *addr, int pe)
     return NULL;
 }
 
+/* pe's copy of the byte `off` into segment s's user part, for len bytes
+ * that start there (off < user_size): NULL when they run past the user
+ * part or pe's copy is not mapped.  shr_user_ptr's test per segment, also
+ * run by a program's get, which unrolls the segments (core/rma_inline.h,
+ * shr_rma_get). */
+static SHR_ALWAYS_INLINE char *shr_seg_user_at(int s, uintptr_t off, size_t len, int pe)
+{
+    if (SHR_UNLIKELY(len > shr_g.seg[s].user_size - off)) {
+        return NULL;
+    }
+    char *base = shr_g.seg[s].peer_base[pe];
+    return base != NULL ? base + off : NULL;
+}
+
 /* shr_ptr for an address a program named: NULL also when `pe` is no PE of
  * the job or [addr, addr+len) does not lie inside the user's part of one
  * segment, so that the cold path can say which (these checks are always on:
- * a compare more than shr_ptr, docs/errors.md).  len may be 0.
- * shr_rma_get (core/rma_inline.h) spells these tests out per segment for
- * a program's get: a change here goes there too. */
+ * a compare more than shr_ptr, docs/errors.md).  len may be 0. */
 static SHR_ALWAYS_INLINE void *shr_user_ptr(const void *addr, size_t len, int pe)
 {
     if (SHR_UNLIKELY((unsigned)pe >= (unsigned)shr_g.n_pes)) {
@@ -123,11 +135,7 @@ static SHR_ALWAYS_INLINE void *shr_user_ptr(const void *addr, size_t len, int pe
     for (int s = 0; s < SHR_SEG_COUNT; s++) {
         uintptr_t off = (uintptr_t)addr - shr_g.seg[s].base;
         if (SHR_LIKELY(off < shr_g.seg[s].user_size)) {
-            if (SHR_UNLIKELY(len > shr_g.seg[s].user_size - off)) {
-                return NULL;
-            }
-            char *base = shr_g.seg[s].peer_base[pe];
-            return base != NULL ? base + off : NULL;
+            return shr_seg_user_at(s, off, len, pe);
         }
     }
     return NULL;
