@@ -200,9 +200,7 @@ static SHR_ALWAYS_INLINE void shr_api_g(const char *fn, shr_ctx_t *ctx, void *va
             shr_api_get_gated(fn, ctx, value, src, size, pe, true, false);
             return;
         }
-        uint64_t bits = shr_api_g_gated(fn, ctx, src, size, pe);
-
-        memcpy(value, &bits, size);
+        shr_rma_g_store(value, shr_api_g_gated(fn, ctx, src, size, pe), size);
         return;
     }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes from %p on PE %d", size, src, pe);

@@ -215,6 +215,14 @@ SHR_COLD void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const
  * value in the first `len` bytes, so that no caller's address escapes. */
 SHR_COLD uint64_t shr_rma_g_slow(const char *fn, shr_ctx_t *ctx, const void *src, size_t len,
                                  int pe);
+/* Stores the first `len` bytes of a value returned that way into the
+ * caller's variable.  len <= 8 whenever a g runs; the bound is for builds
+ * that do not fold the caller's constants (at -O0 GCC follows a plain
+ * get's length into the g branch it never takes and warns of a long read). */
+static SHR_ALWAYS_INLINE void shr_rma_g_store(void *value, uint64_t bits, size_t len)
+{
+    memcpy(value, &bits, len < sizeof(bits) ? len : sizeof(bits));
+}
 SHR_COLD void shr_rma_iput_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                 ptrdiff_t dst, ptrdiff_t sst, size_t bsize, size_t nblocks,
                                 size_t elem, int pe);
@@ -297,9 +305,7 @@ static SHR_ALWAYS_INLINE void shr_rma_get_slow_to(const char *fn, shr_ctx_t *ctx
                                                   bool g)
 {
     if (g) {
-        uint64_t bits = shr_rma_g_slow(fn, ctx, src, len, pe);
-
-        memcpy(dest, &bits, len);
+        shr_rma_g_store(dest, shr_rma_g_slow(fn, ctx, src, len, pe), len);
         return;
     }
     shr_rma_get_slow(fn, ctx, dest, src, len, pe, nbi);
