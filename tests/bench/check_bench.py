@@ -3,13 +3,15 @@
 
     check_bench.py [--launcher "oshrun -n 2"] [--npes N] [--expect NAME]
                    [--format json|csv] [--allow-unsupported] [--positive COL,...]
-                   -- PROGRAM ARGS...
+                   [--thread-provided N] -- PROGRAM ARGS...
 
 No timing is judged: only the shape of the output (header with machine, build
 and PE layout; one point record before each row; every declared column in
 every row; finite non-negative numbers; the data check passed; an end record).
 --positive names columns that must be above zero in every row (a mode that
-measured something).
+measured something); --thread-provided the thread level the header must
+report (impl.thread_provided: the level shmem_init_thread gave, -1 after a
+plain shmem_init), so that an option choosing the level is seen obeyed.
 Exit 0 pass, 1 fail, 77 skip.
 """
 import argparse
@@ -48,6 +50,9 @@ def check_json(lines, a):
             fail("header lacks %r" % k)
     if a.expect and h["bench"] != a.expect:
         fail("bench is %r, expected %r" % (h["bench"], a.expect))
+    if a.thread_provided is not None and h["impl"].get("thread_provided") != a.thread_provided:
+        fail("impl.thread_provided is %r, expected %d" % (h["impl"].get("thread_provided"),
+                                                          a.thread_provided))
     for k in ("hostname", "cpu", "online_cpus", "os"):
         if k not in h["machine"]:
             fail("machine lacks %r" % k)
@@ -129,6 +134,8 @@ def main():
     ap.add_argument("--allow-unsupported", action="store_true")
     ap.add_argument("--timeout", type=float, default=120)
     ap.add_argument("--positive", default="", help="columns that must be > 0 in every row")
+    ap.add_argument("--thread-provided", type=int, default=None,
+                    help="the header's impl.thread_provided (SHMEM_THREAD_* value; -1: shmem_init)")
     ap.add_argument("cmd", nargs=argparse.REMAINDER)
     a = ap.parse_args()
     a.positive = [c for c in a.positive.split(",") if c]
