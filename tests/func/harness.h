@@ -51,6 +51,20 @@ static inline int test_pass(const char *name)
     return 0;
 }
 
+/* shmem_init_thread(SHMEM_THREAD_MULTIPLE): 1, or 0 (after shmem_finalize)
+ * when the library provides less; the test then returns TEST_SKIP. */
+static inline int test_init_multiple(void)
+{
+    int provided;
+
+    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
+    if (provided != SHMEM_THREAD_MULTIPLE) {
+        shmem_finalize();
+        return 0;
+    }
+    return 1;
+}
+
 /* Deterministic byte pattern of (pe, index, seed), for data checks. */
 static inline unsigned char test_byte(int pe, size_t index, unsigned seed)
 {

@@ -185,15 +185,12 @@ static void run(int threads)
 
 int main(int argc, char **argv)
 {
-    int provided;
 
     if (argc > 1) {
         nelems = (size_t)atol(argv[1]);
     }
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
-    if (provided != SHMEM_THREAD_MULTIPLE) {
-        shmem_finalize();
-        return 77;
+    if (!test_init_multiple()) {
+        return TEST_SKIP;
     }
     me = shmem_my_pe();
     npes = shmem_n_pes();

@@ -84,16 +84,13 @@ static void *req_thread(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
     pthread_t th[THREADS];
 
     if (argc > 1) {
         iters = atol(argv[1]);
     }
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
-    if (provided != SHMEM_THREAD_MULTIPLE) {
-        shmem_finalize();
-        return 77;
+    if (!test_init_multiple()) {
+        return TEST_SKIP;
     }
     int me = shmem_my_pe(), n = shmem_n_pes(), prev = (me + n - 1) % n;
     shmem_barrier_all();

@@ -114,15 +114,12 @@ static void *waiter(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
     pthread_t th[ISSUERS + 1];
 
     if (argc > 1) {
         rounds = atol(argv[1]);
     }
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
-    if (provided != SHMEM_THREAD_MULTIPLE) {
-        shmem_finalize();
+    if (!test_init_multiple()) {
         return TEST_SKIP;
     }
     int me = shmem_my_pe(), n = shmem_n_pes(), prev = (me + n - 1) % n;

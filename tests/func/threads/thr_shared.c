@@ -136,15 +136,12 @@ static void run(int c, shmem_ctx_t ctx)
 
 int main(int argc, char **argv)
 {
-    int provided;
     shmem_ctx_t shared;
 
     if (argc > 1) {
         iters = atol(argv[1]);
     }
-    shmem_init_thread(SHMEM_THREAD_MULTIPLE, &provided);
-    if (provided != SHMEM_THREAD_MULTIPLE) {
-        shmem_finalize();
+    if (!test_init_multiple()) {
         return TEST_SKIP;
     }
     run(0, SHMEM_CTX_DEFAULT);
