@@ -18,7 +18,7 @@
  *               mode=merged+test also calls shmemx_req_test once after the
  *               issue (it posts the handle's flushes) before computing;
  *               each row also says where a window's time went (issue_us,
- *               test_us, wait_us);
+ *               test_us, wait_us) and what t_comm was (comm_us);
  *   op=overlap_idle (only with -x) the same while PE 1, the target, sleeps
  *               instead of waiting in a barrier: its progress thread
  *               serves the windows, and its main thread takes no CPU;
@@ -275,10 +275,11 @@ static void *coll_thread(void *arg)
 }
 
 /* An overlap row's window, phase by phase (us per window): the issue,
- * the test (merged+test), the wait after the computation; 0 in the
- * other rows. */
+ * the test (merged+test), the wait after the computation, and the
+ * window's communication alone (t_comm, the overlap's denominator); 0 in
+ * the other rows. */
 typedef struct phases {
-    double issue, test, wait;
+    double issue, test, wait, comm;
 } phases_t;
 
 /* A paired rate point's merged/default ratio over its pairs: the median,
@@ -336,6 +337,7 @@ static void emit_phases(bench_t *b, const char *op, const char *mode, size_t siz
     bench_col_num(b, "issue_us", ph != NULL ? ph->issue : 0);
     bench_col_num(b, "test_us", ph != NULL ? ph->test : 0);
     bench_col_num(b, "wait_us", ph != NULL ? ph->wait : 0);
+    bench_col_num(b, "comm_us", ph != NULL ? ph->comm : 0);
     bench_col_num(b, "ratio", ratio != NULL ? ratio->median : 0);
     bench_col_num(b, "ratio_q1", ratio != NULL ? ratio->q1 : 0);
     bench_col_num(b, "ratio_q3", ratio != NULL ? ratio->q3 : 0);
@@ -435,7 +437,7 @@ int main(int argc, char **argv)
         .title = "merged request handles vs default completion: rate, bandwidth, overlap, "
                  "latency, multithreaded collectives",
         .columns = "op: mode: size:B threads: window: messages_per_s:1/s MBps:MB/s time_us:us "
-                   "overlap_pct:% issue_us:us test_us:us wait_us:us ratio:x ratio_q1:x ratio_q3:x "
+                   "overlap_pct:% issue_us:us test_us:us wait_us:us comm_us:us ratio:x ratio_q1:x ratio_q3:x "
                    "ratio_lo:x ratio_hi:x valid:",
         .min_size = 8, .max_size = 65536,
         .iters = 200000, .min_iters = 64, .budget = (size_t)128 << 20,
@@ -558,7 +560,7 @@ int main(int argc, char **argv)
                 if (!bench_point(&b, "op=%s mode=%s size=%zu", op, mode, size))
                     continue;
                 double pct = 0, total = 0;
-                phases_t ph = {0, 0, 0};
+                phases_t ph = {0, 0, 0, 0};
                 shmem_barrier_all();
                 if (b.me == 1 && idle)
                     sleep_until_set(&idle_done);
@@ -606,6 +608,7 @@ int main(int argc, char **argv)
                     ph.issue /= (double)reps;
                     ph.test /= (double)reps;
                     ph.wait /= (double)reps;
+                    ph.comm = t_comm;
                     pct = t_comm > 0 ? 100.0 * (1.0 - (total - t_compute) / t_comm) : 0;
                     pct = pct < 0 ? 0 : pct > 100 ? 100 : pct; /* noise beyond none / full */
                     if (idle)
@@ -696,7 +699,7 @@ int main(int argc, char **argv)
             ratio_t r = ratio_of(ratio, pairs);
             for (int m = 0; m < 2; m++) {
                 double per = ratio_of(put_us[m], pairs).median;
-                phases_t ph = {per * (double)w, 0, 0};
+                phases_t ph = {per * (double)w, 0, 0, 0};
                 emit_phases(&b, "issue", modes[m], 8, 1, w, per > 0 ? 1e6 / per : 0,
                             per > 0 ? 8 / per : 0, per, 0, &ph, m ? &r : NULL, ok);
             }
