@@ -122,6 +122,10 @@ WAIT_MODES = ("auto", "spin", "yield", "nap", "monitor")   # SHIMMER_WAIT_MODE; 
 # one launch outlive the runner's 180 s at the 2-thread points, and a
 # timed-out launch loses every later figure (bandwidth, overlap, latency).
 REQ_HOSTS_ARGS = REQ_ARGS[:-1] + ["20000"]
+# The paper's baseline (issue 12: merged 10 vs default 4.5 M msg/s): its
+# default path sent each put as its own message, as Shimmer's does with
+# SHIMMER_RMA_COALESCE=0; the 1-thread rate only (window 512: ~8 us a put)
+REQ_PERCALL_ARGS = ["-x", "rate", "-t", "1"] + REQ_HOSTS_ARGS[2:]
 REQ_OFFLOAD_X = ["-x", "rate,overlap,overlap_idle,lat"]
 REQ_OFFLOAD_ARGS = REQ_OFFLOAD_X + ["-t", "1", "-W", "64,512", "-m", "8:64k", "-i", "20000"]
 JOBS = [
@@ -171,6 +175,9 @@ JOBS = [
     job("req", "req", REQ_ARGS, sets=REQ, roles=("shimmer",), quick_args=REQ_QUICK),
     job("hosts_req", "req", REQ_HOSTS_ARGS, sets=REQ, roles=("shimmer",), hosts=2, quick_args=REQ_QUICK,
         timeout=900),
+    # again with the default path one UCX put per put (REQ_PERCALL_ARGS)
+    job("hosts_req_percall", "req", REQ_PERCALL_ARGS, sets=REQ, roles=("shimmer",), hosts=2,
+        quick_args=["--quick", "-x", "rate", "-t", "1", "-W", "1,8"], env={"SHIMMER_RMA_COALESCE": "0"}),
     # the same across hosts with the opt-in offload (docs/requests.md
     # "Offload"): overlap, and what it costs in rate and latency
     job("hosts_req_offload", "req", REQ_OFFLOAD_ARGS, sets=REQ, roles=("shimmer",), hosts=2,
