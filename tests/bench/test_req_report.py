@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
-"""The report's "Merged requests" verdict on one node, from planted paired
-rate rows (bench/req.c: each merged row carries the median merged/default
-ratio of its pairs and a 95 % interval of it): a point whose interval holds
-1.0 is equal within that resolution, not met; one wholly below is MISSED.
-No program is run; the values are written here and read back."""
+"""The report's "Merged requests" verdicts, from planted rows: on one node
+the paired rate (bench/req.c: each merged row carries the median
+merged/default ratio of its pairs and a 95 % interval of it): a point whose
+interval holds 1.0 is equal within that resolution, not met; one wholly
+below is MISSED.  Across hosts the rate against both default paths (the
+coalescing one, and job hosts_req_percall's one UCX put per put) and the
+bounds the why-lines state.  No program is run; the values are written
+here and read back."""
 import json
 import os
 import shutil
@@ -35,7 +38,8 @@ def rows(points):
     return recs + [{"type": "end", "status": "ok"}]
 
 
-class PairedVerdict(unittest.TestCase):
+class ResultsDir(unittest.TestCase):
+    """A results directory of a req run (run.json) that the test fills."""
     def setUp(self):
         self.dir = tempfile.mkdtemp(prefix="bench-req-")
         with open(os.path.join(self.dir, "run.json"), "w") as f:
@@ -44,6 +48,9 @@ class PairedVerdict(unittest.TestCase):
 
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class PairedVerdict(ResultsDir):
 
     def verdict(self, points, *others):
         """Three repetitions: `points`, then `others` (default: `points` again)."""
@@ -81,6 +88,77 @@ class PairedVerdict(unittest.TestCase):
         value, verdict = self.verdict([(1, 64, below)], [(1, 64, equal)], [(1, 64, equal)])
         self.assertEqual(value, "0 above, 1 equal (within 4.5-4.5 %), 0 below")
         self.assertEqual(verdict, "equal within resolution 4.5 %")
+
+
+HOST_COLS = COLS[:6] + [["time_us", "us"], ["overlap_pct", "%"], ["issue_us", "us"], ["test_us", "us"],
+                        ["wait_us", "us"], ["comm_us", "us"]]
+
+
+def launch(rows):
+    """One launch's records of planted rows (dicts of the row's columns)."""
+    recs = [{"type": "header", "schema": 1, "bench": "req", "columns": HOST_COLS}]
+    for i, r in enumerate(rows):
+        recs.append({"type": "point", "index": i, "label": "p%d" % i})
+        recs.append(dict({"type": "row", "point": i, "size": 8, "threads": 1, "window": 64,
+                          "valid": True}, **r))
+    return recs + [{"type": "end", "status": "ok"}]
+
+
+def rate(mode, window, per_put_us, window_us):
+    """A 1-thread rate row whose window of w puts takes w * per_put_us + window_us."""
+    return {"op": "rate", "mode": mode, "window": window,
+            "messages_per_s": window / (window * per_put_us + window_us) * 1e6}
+
+
+class AcrossHosts(ResultsDir):
+    """hosts_req: default 0.01 us/put + 15 us a window, merged the same;
+    hosts_req_percall: default 7.5 us/put + 35 us (a send per put), merged
+    0.02 us/put + 15 us."""
+    HOSTS = [rate(m, w, 0.01, 15) for w in (64, 512) for m in ("default", "merged")] + [
+        {"op": "lat", "mode": "put+quiet", "time_us": 14.5}, {"op": "lat", "mode": "merged", "time_us": 14.9},
+        {"op": "lat", "mode": "get", "time_us": 14.7}, {"op": "lat", "mode": "inject", "time_us": 0.02},
+        {"op": "overlap", "mode": "merged", "size": 256, "time_us": 40, "overlap_pct": 25,
+         "issue_us": 1.5, "test_us": 0, "wait_us": 16.5, "comm_us": 22},
+        {"op": "overlap", "mode": "merged+test", "size": 256, "time_us": 34, "overlap_pct": 45,
+         "issue_us": 1.5, "test_us": 8.5, "wait_us": 2, "comm_us": 24}]
+    PERCALL = [rate("default", w, 7.5, 35) for w in (1, 64, 512)] + [
+        rate("merged", w, 0.02, 15) for w in (1, 64, 512)]
+
+    def run_of(self, **jobs):
+        d = os.path.join(self.dir, "raw", "shimmer")
+        os.makedirs(d, exist_ok=True)
+        for job, rows in jobs.items():
+            with open(os.path.join(d, "%s.r0.jsonl" % job), "w") as f:
+                f.writelines(json.dumps(r) + "\n" for r in launch(rows))
+        return report.Run(self.dir)
+
+    def test_both_defaults_side_by_side(self):
+        run = self.run_of(hosts_req=self.HOSTS, hosts_req_percall=self.PERCALL)
+        rows = req_report.targets(run, "hosts_req")
+        coalescing, percall = rows[0], rows[1]
+        self.assertIn("coalescing", coalescing[0])
+        self.assertEqual(coalescing[1], "1.00x (25.45 M vs 25.45 M msg/s)")
+        self.assertTrue(coalescing[3].startswith("MISSED: the default path coalesces"))
+        self.assertIn("SHIMMER_RMA_COALESCE=0", percall[0])
+        # 512 / (512 * 7.5 + 35) us against 512 / (512 * 0.02 + 15) us
+        self.assertEqual(percall[1], "154x (20.29 M vs 0.13 M msg/s)")
+        self.assertEqual(percall[3], "met")
+        # its row is hosts_req's; the job's own section has none
+        self.assertEqual(req_report.targets(run, "hosts_req_percall"), [])
+        self.assertEqual(req_report.why(run, "hosts_req_percall"), [])
+        rate_why = req_report.why(run, "hosts_req")[0]
+        self.assertIn("a default put costs 7.50 us (+ 35.0 us a window", rate_why)
+        self.assertIn("merged / default = 154x", rate_why)
+
+    def test_percall_alone_keeps_its_row(self):
+        run = self.run_of(hosts_req_percall=self.PERCALL)
+        rows = req_report.targets(run, "hosts_req_percall")
+        self.assertEqual([r[3] for r in rows], ["met"])
+        self.assertIn("7.50 us", req_report.why(run, "hosts_req_percall")[0])
+
+    def test_without_percall_the_row_says_not_measured(self):
+        run = self.run_of(hosts_req=self.HOSTS)
+        self.assertEqual(req_report.targets(run, "hosts_req")[1][1:], ("—", ">= 2.2x", "—"))
 
 
 if __name__ == "__main__":
