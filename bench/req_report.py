@@ -151,7 +151,9 @@ def _percall_why(run):
 
 def why(run, job):
     """Measurements of the same run that explain each figure (the issue asks,
-    for a missed target, to show why with a measurement)."""
+    for a missed target, to show why with a measurement): for a target
+    the bound this machine sets, from the same run, beside what was
+    measured."""
     L = []
     if job == "hosts_req_offload":
         return why_offload(run)
@@ -174,47 +176,52 @@ def why(run, job):
                      "UCX put itself, over TCP a send per put); with both coalescing the ratio "
                      "stays near 1. %s" % (sd, cd, sm, cm, sd / sm if sm else 0,
                                            pc or "Without coalescing: not measured in this run."))
-        if lat["merged"] and lat["put+quiet"] and lat["get"] and inj:
-            complete = lat["put+quiet"] - inj
-            goal = 0.4 * lat["put+quiet"]
-            L.append("Latency: put + quiet = %.1f us: issuing the put %.1f us (inject), then "
-                     "%.1f us to complete it remotely (coalesced: the buffer's one message and "
-                     "its reply; with SHIMMER_RMA_COALESCE=0 an endpoint flush after the put). "
-                     "Put + handle wait = %.1f us "
-                     "(%.2fx): the coalesced put leaves in one message at the wait and the "
-                     "target's reply completes it, one network round trip like a blocking 8 B "
-                     "get (%.1f us). %s" % (
-                         lat["put+quiet"], inj, complete, lat["merged"],
-                         lat["merged"] / lat["put+quiet"], lat["get"],
-                         "0.4x (%.1f us) is below that round trip: remote completion needs the "
-                         "target's answer, and no scheme gets it in less than one round trip "
-                         "(only local completion, the source reusable, is cheaper: %.1f us)." % (
-                             goal, inj) if goal < lat["get"] else
-                         "0.4x is %.1f us." % goal))
-        ov = {m: [(k["size"], v.get("overlap_pct")) for k, v in _series(run, job, op="overlap", mode=m)]
-              for m in ("default", "merged", "merged+test")}
-        best = {m: max((x for x in ov[m] if x[1] is not None), key=lambda x: x[1], default=None) for m in ov}
-        bw8 = _one(run, job, "messages_per_s", op="bw_put", mode="default", size=8)
-        if best["merged"]:
-            t = best["merged+test"]
-            share = ("; the default path's window of 64 puts of 8 B takes %.0f us (bandwidth run) "
-                     "and issuing them %.0f us of it (64 x inject): %.0f %% of it is this CPU in "
-                     "the put calls, which no completion scheme can overlap with this CPU's "
-                     "computation" % (64 / bw8 * 1e6, 64 * inj, min(100, 100 * 64 * inj / (64 / bw8 * 1e6)))
-                     if bw8 and inj else "")
-            L.append("Overlap: merged peaks at %.0f %% (%d B), default at %s%s. A merged window's "
-                     "puts are copies into the handle's buffer; what is left to overlap, its "
-                     "message and the reply, starts when shmemx_req_wait sends it, after the "
-                     "computation. A shmemx_req_test right after the issue sends it before, and "
-                     "the reply arrives while this PE computes (the target serves it in its own "
-                     "progress): %s. Over TCP the send is a system call on this CPU (%s) and so "
-                     "is taking the reply in the wait: that part of the communication is this "
-                     "CPU's work, which no completion scheme overlaps with its computation." % (
-                         best["merged"][1], best["merged"][0],
-                         "%.0f %% (%d B)" % (best["default"][1], best["default"][0]) if best["default"] else "—",
-                         share, "%.0f %% at %d B%s" % (t[1], t[0], _phases(run, job, "merged+test", (t[1], t[0])))
-                         if t else "not measured",
-                         "as long as an 8 B put alone, %.1f us" % inj if inj else "not measured"))
+        if lat["merged"] and lat["put+quiet"] and lat["get"]:
+            pq, rt = lat["put+quiet"], lat["get"]
+            goal = 0.4 * pq
+            L.append("Latency: target handle <= 0.4x put + quiet = %.1f us; bound one network round "
+                     "trip, a blocking 8 B get, %.1f us (%.2fx put + quiet): remote completion "
+                     "needs the target's answer, %s; measured handle %.1f us (%.2fx put + quiet, "
+                     "%.2fx the round trip), put + quiet %.1f us (%.2fx the round trip). Put + "
+                     "quiet is issuing the put (inject, %s: local completion, the only kind "
+                     "cheaper than a round trip) and completing it (coalesced: the buffer's one "
+                     "message and its reply; with SHIMMER_RMA_COALESCE=0 an endpoint flush); the "
+                     "handle's put leaves in one message at its wait and the target's reply "
+                     "completes it." % (
+                         goal, rt, rt / pq,
+                         "so the target is below the bound" if goal < rt else "the target is above it",
+                         lat["merged"], lat["merged"] / pq, lat["merged"] / rt, pq, pq / rt,
+                         "%.2f us" % inj if inj else "not measured"))
+        best = {m: _best_overlap(run, job, m) for m in ("default", "merged", "merged+test")}
+        fmt = lambda b: "%.0f %% (%d B)" % b if b else "not measured"
+        t = best["merged+test"]
+        g = (lambda m: _one(run, job, m, op="overlap", mode="merged+test", size=t[1])) if t else None
+        ph = {m: g(m) for m in ("time_us", "issue_us", "test_us", "wait_us", "comm_us")} if t else {}
+        if t and None not in ph.values() and ph["comm_us"]:
+            own = ph["issue_us"] + ph["test_us"] + ph["wait_us"]
+            computing = ph["time_us"] - own
+            L.append("Overlap: target 95 %%; bound %.0f %%: this CPU's own work in a window of 64 "
+                     "puts of %d B (merged + one test, its best size) is issuing %.1f us, sending "
+                     "the buffer at the test %.1f us (over TCP a system call) and taking the reply "
+                     "in the wait after the computation %.1f us%s: %.1f us, %.0f %% of the "
+                     "window's communication alone (t_comm %.1f us), which no completion scheme "
+                     "overlaps with this CPU's computation; measured merged %s, merged + one test "
+                     "%s, default %s. A merged window's puts are copies into the handle's buffer; "
+                     "without the test its message and the reply start when shmemx_req_wait sends "
+                     "it, after the computation%s." % (
+                         max(0, 100 * (1 - own / ph["comm_us"])), t[1], ph["issue_us"], ph["test_us"],
+                         ph["wait_us"],
+                         " (the reply has arrived by then: the computation, %.1f us, outlasts a "
+                         "round trip, %.1f us)" % (computing, lat["get"])
+                         if lat["get"] and computing > lat["get"] else
+                         " (receiving the reply and what was left of its round trip)",
+                         own, 100 * own / ph["comm_us"], ph["comm_us"],
+                         fmt(best["merged"]), fmt(t), fmt(best["default"]),
+                         _phases(run, job, "merged", best["merged"])))
+        elif best["merged"]:
+            L.append("Overlap: target 95 %%; measured merged %s, merged + one test %s, default %s "
+                     "(no bound: this run has no phases of a merged + test window)." % (
+                         fmt(best["merged"]), fmt(t), fmt(best["default"])))
     else:
         windows = sorted({k["window"] for k, _ in _series(run, job, op="rate")})
         pts = _paired(run, job)

@@ -160,6 +160,18 @@ class AcrossHosts(ResultsDir):
         run = self.run_of(hosts_req=self.HOSTS)
         self.assertEqual(req_report.targets(run, "hosts_req")[1][1:], ("—", ">= 2.2x", "—"))
 
+    def test_latency_and_overlap_state_target_bound_measured(self):
+        lines = req_report.why(self.run_of(hosts_req=self.HOSTS), "hosts_req")
+        lat = [x for x in lines if x.startswith("Latency")][0]
+        self.assertIn("target handle <= 0.4x put + quiet = 5.8 us; bound one network round trip, "
+                      "a blocking 8 B get, 14.7 us", lat)
+        self.assertIn("measured handle 14.9 us", lat)
+        ov = [x for x in lines if x.startswith("Overlap")][0]
+        # own work 1.5 + 8.5 + 2 = 12 us of t_comm 24 us: at most 50 %
+        self.assertIn("target 95 %; bound 50 %", ov)
+        self.assertIn("12.0 us, 50 % of the window's communication alone (t_comm 24.0 us)", ov)
+        self.assertIn("measured merged 25 % (256 B), merged + one test 45 % (256 B)", ov)
+
 
 if __name__ == "__main__":
     unittest.main()
