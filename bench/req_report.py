@@ -205,8 +205,8 @@ def why(run, job):
                      "the buffer at the test %.1f us (over TCP a system call) and taking the reply "
                      "in the wait after the computation %.1f us%s: %.1f us, %.0f %% of the "
                      "window's communication alone (t_comm %.1f us), which no completion scheme "
-                     "overlaps with this CPU's computation; measured merged %s, merged + one test "
-                     "%s, default %s. A merged window's puts are copies into the handle's buffer; "
+                     "overlaps with this CPU's computation; measured merged %s, default %s, merged "
+                     "+ one test %s. A merged window's puts are copies into the handle's buffer; "
                      "without the test its message and the reply start when shmemx_req_wait sends "
                      "it, after the computation%s." % (
                          max(0, 100 * (1 - own / ph["comm_us"])), t[1], ph["issue_us"], ph["test_us"],
@@ -216,7 +216,7 @@ def why(run, job):
                          if lat["get"] and computing > lat["get"] else
                          " (receiving the reply and what was left of its round trip)",
                          own, 100 * own / ph["comm_us"], ph["comm_us"],
-                         fmt(best["merged"]), fmt(t), fmt(best["default"]),
+                         fmt(best["merged"]), fmt(best["default"]), fmt(t) + _overlap_reps(run, job, t[1]),
                          _phases(run, job, "merged", best["merged"])))
         elif best["merged"]:
             L.append("Overlap: target 95 %%; measured merged %s, merged + one test %s, default %s "
@@ -254,6 +254,29 @@ def why(run, job):
                          2e3 / (best[2] / 1e6), best[2] / best[1],
                          run.meta.get("machine", {}).get("online_cpus", "?")))
     return L
+
+
+def _overlap_reps(run, job, size):
+    """Each repetition's measured overlap beside its bound at one merged +
+    test size, as a clause: on a shared machine a stall inflates one
+    repetition's t_comm (both rise) or its compute loop timed alone
+    (t_compute: the measured overlap alone rises, above its bound)."""
+    names = ("overlap_pct", "time_us", "issue_us", "test_us", "wait_us", "comm_us")
+    reps = [_reps(run, job, m, op="overlap", mode="merged+test", size=size) for m in names]
+    if len({len(r) for r in reps}) != 1 or len(reps[0]) < 2 or not all(reps[5]):
+        return ""
+    per = [(o, 100 * (1 - (i + te + w) / c), tot - (1 - o / 100) * c, tot - i - te - w, c)
+           for o, tot, i, te, w, c in zip(*reps)]
+    text = "; its repetitions, measured / bound: %s %%" % ", ".join("%.0f / %.0f" % p[:2] for p in per)
+    comm = [p[4] for p in per]
+    if max(comm) > 2 * min(comm):
+        text += ", t_comm %.0f-%.0f us (a stall while timing it: both rise)" % (min(comm), max(comm))
+    above = [p for p in per if p[0] > p[1] + 5]
+    if above:
+        p = max(above, key=lambda p: p[0] - p[1])
+        text += (" (above its bound where the compute loop timed alone, t_compute, took at least "
+                 "%.1f us against %.1f us in the window: a stall, not overlap)" % (p[2], p[3]))
+    return text
 
 
 def _best_overlap(run, job, mode, op="overlap"):

@@ -125,11 +125,13 @@ class AcrossHosts(ResultsDir):
         rate("merged", w, 0.02, 15) for w in (1, 64, 512)]
 
     def run_of(self, **jobs):
+        """jobs: each job's rows, or a tuple of rows per repetition."""
         d = os.path.join(self.dir, "raw", "shimmer")
         os.makedirs(d, exist_ok=True)
-        for job, rows in jobs.items():
-            with open(os.path.join(d, "%s.r0.jsonl" % job), "w") as f:
-                f.writelines(json.dumps(r) + "\n" for r in launch(rows))
+        for job, reps in jobs.items():
+            for rep, rows in enumerate(reps if isinstance(reps, tuple) else (reps,)):
+                with open(os.path.join(d, "%s.r%d.jsonl" % (job, rep)), "w") as f:
+                    f.writelines(json.dumps(r) + "\n" for r in launch(rows))
         return report.Run(self.dir)
 
     def test_both_defaults_side_by_side(self):
@@ -170,7 +172,16 @@ class AcrossHosts(ResultsDir):
         # own work 1.5 + 8.5 + 2 = 12 us of t_comm 24 us: at most 50 %
         self.assertIn("target 95 %; bound 50 %", ov)
         self.assertIn("12.0 us, 50 % of the window's communication alone (t_comm 24.0 us)", ov)
-        self.assertIn("measured merged 25 % (256 B), merged + one test 45 % (256 B)", ov)
+        self.assertIn("measured merged 25 % (256 B), default not measured, merged + one test 45 % "
+                      "(256 B)", ov)
+
+    def test_a_repetition_above_its_bound_is_named(self):
+        # the second repetition's compute loop timed alone ran long: 100 %, its bound still 50 %
+        stalled = [dict(r, overlap_pct=100) if r.get("mode") == "merged+test" else r for r in self.HOSTS]
+        ov = [x for x in req_report.why(self.run_of(hosts_req=(self.HOSTS, stalled, self.HOSTS)),
+                                        "hosts_req") if x.startswith("Overlap")][0]
+        self.assertIn("its repetitions, measured / bound: 45 / 50, 100 / 50, 45 / 50 %", ov)
+        self.assertIn("t_compute, took at least 34.0 us against 22.0 us in the window", ov)
 
 
 if __name__ == "__main__":
