@@ -120,6 +120,17 @@ static inline double bench_now_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
 }
 
+/* This thread's CPU time, us: user and system, with the softirqs the
+ * kernel ran in its context (without CONFIG_IRQ_TIME_ACCOUNTING). A system
+ * call (no vDSO): microseconds in some VMs; time phases in a pass of
+ * their own. */
+static inline double bench_thread_cpu_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec * 1e-3;
+}
+
 /* ---- sweep -------------------------------------------------------------- */
 /* Iterations for one point moving `bytes` per iteration: min(iters, budget/bytes), >= min_iters. */
 long bench_iters(const bench_t *b, size_t bytes);

@@ -35,13 +35,6 @@
 static long go, flag;         /* symmetric: the setter's and the waiter's word */
 static double stamp;          /* the setter's clock at the store, in the waiter */
 
-static double thread_cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
 /* A cycle counter of this thread, or -1 (no PMU in the VM, paranoid). */
 static int cycles_open(void)
 {
@@ -85,11 +78,11 @@ static void waiter(bench_t *b, int peer, double delay_us, long rounds, int cyc, 
 
     (void)b;
     for (long k = 1; k <= rounds && bench_now_us() < t_end; k++, n++) {
-        double c0 = thread_cpu_ns(), y0 = cycles_read(cyc), t0 = bench_now_us();
+        double c0 = bench_thread_cpu_us() * 1e3, y0 = cycles_read(cyc), t0 = bench_now_us();
         shmem_long_atomic_set(&go, k, peer);
         shmem_long_wait_until(&flag, SHMEM_CMP_GE, k);
         double t1 = bench_now_us();
-        cpu += thread_cpu_ns() - c0;
+        cpu += bench_thread_cpu_us() * 1e3 - c0;
         cycles += cycles_read(cyc) - y0;
         waited += t1 - t0;
         wake[n] = t1 - *(volatile double *)&stamp;
