@@ -17,8 +17,10 @@
  *               100 * (1 - (t_total - t_compute) / t_comm);
  *               mode=merged+test also calls shmemx_req_test once after the
  *               issue (it posts the handle's flushes) before computing;
- *               each row also says where a window's time went (issue_us,
- *               test_us, wait_us) and what t_comm was (comm_us);
+ *               t_total, t_compute (the loop alone) and t_comm are each the
+ *               median over the windows; each row also says where a
+ *               window's time went (issue_us, test_us, compute_us, wait_us:
+ *               medians) and what t_comm was (comm_us);
  *   op=overlap_idle (only with -x) the same while PE 1, the target, sleeps
  *               instead of waiting in a barrier: its progress thread
  *               serves the windows, and its main thread takes no CPU;
@@ -274,12 +276,12 @@ static void *coll_thread(void *arg)
     return NULL;
 }
 
-/* An overlap row's window, phase by phase (us per window): the issue,
- * the test (merged+test), the wait after the computation, and the
- * window's communication alone (t_comm, the overlap's denominator); 0 in
- * the other rows. */
+/* An overlap row's window, phase by phase, medians over the windows (us):
+ * the wall time of the issue, the test (merged+test), the computation and
+ * the wait after it, and of the window's communication alone (t_comm, the
+ * overlap's denominator); 0 in the other rows. */
 typedef struct phases {
-    double issue, test, wait, comm;
+    double issue, test, compute, wait, comm;
 } phases_t;
 
 /* A paired rate point's merged/default ratio over its pairs: the median,
@@ -336,6 +338,7 @@ static void emit_phases(bench_t *b, const char *op, const char *mode, size_t siz
     bench_col_num(b, "overlap_pct", overlap);
     bench_col_num(b, "issue_us", ph != NULL ? ph->issue : 0);
     bench_col_num(b, "test_us", ph != NULL ? ph->test : 0);
+    bench_col_num(b, "compute_us", ph != NULL ? ph->compute : 0);
     bench_col_num(b, "wait_us", ph != NULL ? ph->wait : 0);
     bench_col_num(b, "comm_us", ph != NULL ? ph->comm : 0);
     bench_col_num(b, "ratio", ratio != NULL ? ratio->median : 0);
@@ -430,6 +433,42 @@ static double compute(long n)
     return x;
 }
 
+/* One overlap window: w puts of `size` to PE 1 (merged: into one handle;
+ * test: then one shmemx_req_test), a computation of n steps, the
+ * completion; now() read at the bounds of the four phases, t[0..4]. */
+static void overlap_window(bool merged, bool test, char *dst, const char *src, size_t size,
+                           long w, long n, double (*now)(void), double t[5])
+{
+    shmemx_req_t r = SHMEMX_REQ_NULL;
+
+    t[0] = now();
+    for (long i = 0; i < w; i++) {
+        char *d = dst + (size_t)i * (size > SLOT ? size : SLOT);
+        if (merged)
+            shmemx_putmem_req(d, src, size, 1, &r);
+        else
+            shmem_putmem_nbi(d, src, size, 1);
+    }
+    t[1] = now();
+    if (test)
+        (void)shmemx_req_test(&r);
+    t[2] = now();
+    compute(n);
+    t[3] = now();
+    if (merged)
+        shmemx_req_wait(&r);
+    else
+        shmem_quiet();
+    t[4] = now();
+}
+
+/* The median of v[n] (sorted in place). */
+static double median_of(double *v, long n)
+{
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    return quantile(v, n, 0.5);
+}
+
 int main(int argc, char **argv)
 {
     bench_info_t info = {
@@ -437,7 +476,8 @@ int main(int argc, char **argv)
         .title = "merged request handles vs default completion: rate, bandwidth, overlap, "
                  "latency, multithreaded collectives",
         .columns = "op: mode: size:B threads: window: messages_per_s:1/s MBps:MB/s time_us:us "
-                   "overlap_pct:% issue_us:us test_us:us wait_us:us comm_us:us ratio:x ratio_q1:x ratio_q3:x "
+                   "overlap_pct:% issue_us:us test_us:us compute_us:us wait_us:us comm_us:us "
+                   "ratio:x ratio_q1:x ratio_q3:x "
                    "ratio_lo:x ratio_hi:x valid:",
         .min_size = 8, .max_size = 65536,
         .iters = 200000, .min_iters = 64, .budget = (size_t)128 << 20,
@@ -560,55 +600,51 @@ int main(int argc, char **argv)
                 if (!bench_point(&b, "op=%s mode=%s size=%zu", op, mode, size))
                     continue;
                 double pct = 0, total = 0;
-                phases_t ph = {0, 0, 0, 0};
+                phases_t ph = {0};
                 shmem_barrier_all();
                 if (b.me == 1 && idle)
                     sleep_until_set(&idle_done);
                 if (b.me == 0) {
-                    double t0 = bench_now_us();
-                    for (long k = 0; k < reps; k++)
+                    /* per window: t_comm, t_compute, the 4 phases and the
+                     * total; each a median, so that one stall on a shared
+                     * machine moves none */
+                    double *v = malloc(sizeof(*v) * (size_t)reps * 7);
+                    if (v == NULL)
+                        bench_die(&b, "op=%s: no memory for %ld windows' phases; lower -i", op, reps);
+                    double *comm = v, *alone = v + reps, *wall = v + 2 * reps;
+                    for (long k = 0; k < reps; k++) {
+                        double t0 = bench_now_us();
                         window_rma(SHMEM_CTX_DEFAULT, m, false, dst, src, size, w);
-                    double t_comm = (bench_now_us() - t0) / (double)reps;
+                        comm[k] = bench_now_us() - t0;
+                    }
+                    double t_comm = median_of(comm, reps);
                     /* a compute loop as long as the communication */
                     long n = 1000;
-                    t0 = bench_now_us();
+                    double t0 = bench_now_us();
                     compute(n);
                     double per = (bench_now_us() - t0) / (double)n;
                     n = per > 0 ? (long)(t_comm / per) + 1 : 1000;
-                    t0 = bench_now_us();
-                    for (long k = 0; k < reps; k++)
-                        compute(n);
-                    double t_compute = (bench_now_us() - t0) / (double)reps;
-                    t0 = bench_now_us();
                     for (long k = 0; k < reps; k++) {
-                        shmemx_req_t r = SHMEMX_REQ_NULL;
-                        double x0 = bench_now_us();
-                        for (long i = 0; i < w; i++) {
-                            char *d = dst + (size_t)i * (size > SLOT ? size : SLOT);
-                            if (m)
-                                shmemx_putmem_req(d, src, size, 1, &r);
-                            else
-                                shmem_putmem_nbi(d, src, size, 1);
-                        }
-                        double x1 = bench_now_us();
-                        if (mm == 2)
-                            (void)shmemx_req_test(&r);
-                        double x2 = bench_now_us();
+                        t0 = bench_now_us();
                         compute(n);
-                        double x3 = bench_now_us();
-                        if (m)
-                            shmemx_req_wait(&r);
-                        else
-                            shmem_quiet();
-                        ph.issue += x1 - x0;
-                        ph.test += x2 - x1;
-                        ph.wait += bench_now_us() - x3;
+                        alone[k] = bench_now_us() - t0;
                     }
-                    total = (bench_now_us() - t0) / (double)reps;
-                    ph.issue /= (double)reps;
-                    ph.test /= (double)reps;
-                    ph.wait /= (double)reps;
+                    double t_compute = median_of(alone, reps), t[5];
+                    for (long k = 0; k < reps; k++) {
+                        overlap_window(m, mm == 2, dst, src, size, w, n, bench_now_us, t);
+                        for (int p = 0; p < 4; p++)
+                            wall[p * reps + k] = t[p + 1] - t[p];
+                        wall[4 * reps + k] = t[4] - t[0];
+                    }
+                    double wc = clock_cost_us(), *wph[4] = {&ph.issue, &ph.test, &ph.compute,
+                                                            &ph.wait};
+                    for (int p = 0; p < 4; p++) {
+                        double x = median_of(wall + p * reps, reps) - wc;
+                        *wph[p] = x > 0 ? x : 0;
+                    }
+                    total = median_of(wall + 4 * reps, reps);
                     ph.comm = t_comm;
+                    free(v);
                     pct = t_comm > 0 ? 100.0 * (1.0 - (total - t_compute) / t_comm) : 0;
                     pct = pct < 0 ? 0 : pct > 100 ? 100 : pct; /* noise beyond none / full */
                     if (idle)
@@ -699,7 +735,7 @@ int main(int argc, char **argv)
             ratio_t r = ratio_of(ratio, pairs);
             for (int m = 0; m < 2; m++) {
                 double per = ratio_of(put_us[m], pairs).median;
-                phases_t ph = {per * (double)w, 0, 0, 0};
+                phases_t ph = {.issue = per * (double)w};
                 emit_phases(&b, "issue", modes[m], 8, 1, w, per > 0 ? 1e6 / per : 0,
                             per > 0 ? 8 / per : 0, per, 0, &ph, m ? &r : NULL, ok);
             }
