@@ -20,7 +20,10 @@
  *               t_total, t_compute (the loop alone) and t_comm are each the
  *               median over the windows; each row also says where a
  *               window's time went (issue_us, test_us, compute_us, wait_us:
- *               medians) and what t_comm was (comm_us);
+ *               medians) and what t_comm was (comm_us), and this thread's
+ *               CPU time in each phase (issue_cpu_us ... wait_cpu_us: a
+ *               second pass of at most 1000 windows, the thread's CPU clock
+ *               read at the same points);
  *   op=overlap_idle (only with -x) the same while PE 1, the target, sleeps
  *               instead of waiting in a barrier: its progress thread
  *               serves the windows, and its main thread takes no CPU;
@@ -138,13 +141,13 @@ static __attribute__((noinline, aligned(64))) void rate_block_merged(shmem_ctx_t
         rate_window(ctx, true, j->dst, j->src, j->window);
 }
 
-/* The clock's own cost: the median of 101 back-to-back reads' gaps, us. */
-static double clock_cost_us(void)
+/* A clock's own cost: the median of 101 back-to-back reads' gaps, us. */
+static double clock_cost_us(double (*now)(void))
 {
     double gap[101];
     for (int i = 0; i < 101; i++) {
-        double t0 = bench_now_us();
-        gap[i] = bench_now_us() - t0;
+        double t0 = now();
+        gap[i] = now() - t0;
     }
     for (int i = 1; i < 101; i++) /* insertion sort: 101 values */
         for (int k = i; k > 0 && gap[k - 1] > gap[k]; k--) {
@@ -279,9 +282,11 @@ static void *coll_thread(void *arg)
 /* An overlap row's window, phase by phase, medians over the windows (us):
  * the wall time of the issue, the test (merged+test), the computation and
  * the wait after it, and of the window's communication alone (t_comm, the
- * overlap's denominator); 0 in the other rows. */
+ * overlap's denominator); then this thread's CPU time in the same four
+ * phases. 0 in the other rows. */
 typedef struct phases {
     double issue, test, compute, wait, comm;
+    double cpu[4]; /* issue, test, compute, wait */
 } phases_t;
 
 /* A paired rate point's merged/default ratio over its pairs: the median,
@@ -341,6 +346,10 @@ static void emit_phases(bench_t *b, const char *op, const char *mode, size_t siz
     bench_col_num(b, "compute_us", ph != NULL ? ph->compute : 0);
     bench_col_num(b, "wait_us", ph != NULL ? ph->wait : 0);
     bench_col_num(b, "comm_us", ph != NULL ? ph->comm : 0);
+    bench_col_num(b, "issue_cpu_us", ph != NULL ? ph->cpu[0] : 0);
+    bench_col_num(b, "test_cpu_us", ph != NULL ? ph->cpu[1] : 0);
+    bench_col_num(b, "compute_cpu_us", ph != NULL ? ph->cpu[2] : 0);
+    bench_col_num(b, "wait_cpu_us", ph != NULL ? ph->cpu[3] : 0);
     bench_col_num(b, "ratio", ratio != NULL ? ratio->median : 0);
     bench_col_num(b, "ratio_q1", ratio != NULL ? ratio->q1 : 0);
     bench_col_num(b, "ratio_q3", ratio != NULL ? ratio->q3 : 0);
@@ -477,7 +486,7 @@ int main(int argc, char **argv)
                  "latency, multithreaded collectives",
         .columns = "op: mode: size:B threads: window: messages_per_s:1/s MBps:MB/s time_us:us "
                    "overlap_pct:% issue_us:us test_us:us compute_us:us wait_us:us comm_us:us "
-                   "ratio:x ratio_q1:x ratio_q3:x "
+                   "issue_cpu_us:us test_cpu_us:us compute_cpu_us:us wait_cpu_us:us ratio:x ratio_q1:x ratio_q3:x "
                    "ratio_lo:x ratio_hi:x valid:",
         .min_size = 8, .max_size = 65536,
         .iters = 200000, .min_iters = 64, .budget = (size_t)128 << 20,
@@ -606,12 +615,12 @@ int main(int argc, char **argv)
                     sleep_until_set(&idle_done);
                 if (b.me == 0) {
                     /* per window: t_comm, t_compute, the 4 phases and the
-                     * total; each a median, so that one stall on a shared
-                     * machine moves none */
-                    double *v = malloc(sizeof(*v) * (size_t)reps * 7);
+                     * total (wall), the 4 phases (CPU); each a median, so
+                     * that one stall on a shared machine moves none */
+                    double *v = malloc(sizeof(*v) * (size_t)reps * 11);
                     if (v == NULL)
                         bench_die(&b, "op=%s: no memory for %ld windows' phases; lower -i", op, reps);
-                    double *comm = v, *alone = v + reps, *wall = v + 2 * reps;
+                    double *comm = v, *alone = v + reps, *wall = v + 2 * reps, *cpu = v + 7 * reps;
                     for (long k = 0; k < reps; k++) {
                         double t0 = bench_now_us();
                         window_rma(SHMEM_CTX_DEFAULT, m, false, dst, src, size, w);
@@ -636,11 +645,23 @@ int main(int argc, char **argv)
                             wall[p * reps + k] = t[p + 1] - t[p];
                         wall[4 * reps + k] = t[4] - t[0];
                     }
-                    double wc = clock_cost_us(), *wph[4] = {&ph.issue, &ph.test, &ph.compute,
-                                                            &ph.wait};
+                    /* the CPU clock is a system call (microseconds in this
+                     * VM): its own pass, so that the timed windows above
+                     * stay as they were; 1000 windows make a median */
+                    long creps = reps < 1000 ? reps : 1000;
+                    double cc = clock_cost_us(bench_thread_cpu_us);
+                    for (long k = 0; k < creps; k++) {
+                        overlap_window(m, mm == 2, dst, src, size, w, n, bench_thread_cpu_us, t);
+                        for (int p = 0; p < 4; p++)
+                            cpu[p * reps + k] = t[p + 1] - t[p] - cc;
+                    }
+                    double wc = clock_cost_us(bench_now_us), *wph[4] = {&ph.issue, &ph.test,
+                                                                        &ph.compute, &ph.wait};
                     for (int p = 0; p < 4; p++) {
-                        double x = median_of(wall + p * reps, reps) - wc;
+                        double x = median_of(wall + p * reps, reps) - wc,
+                               c = median_of(cpu + p * reps, creps);
                         *wph[p] = x > 0 ? x : 0;
+                        ph.cpu[p] = c > 0 ? c : 0;
                     }
                     total = median_of(wall + 4 * reps, reps);
                     ph.comm = t_comm;
@@ -715,7 +736,7 @@ int main(int argc, char **argv)
                 for (long k = 0, warm = bench_warmup(&b, nwin); k < warm; k++)
                     for (int m = 0; m < 2; m++)
                         (void)(m ? issue_block_merged : issue_block_default)(ctx[m], dst, src, w, 1);
-                double clock = clock_cost_us();
+                double clock = clock_cost_us(bench_now_us);
                 for (long p = 0; p < pairs; p++)
                     for (int k = 0; k < 2; k++) {
                         int m = k ^ (int)(p & 1); /* AB BA: neither mode always first */
