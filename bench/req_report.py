@@ -11,6 +11,9 @@ JOBS = (("req", "one node, 2 PEs"), ("hosts_req", "two namespace hosts, 1 PE eac
          "UCX put per put (the paper's baseline), rate at 1 thread"),
         ("hosts_req_offload", "two namespace hosts, SHIMMER_PROGRESS_OFFLOAD=1 (opt-in)"))
 PERCALL = "hosts_req_percall"
+# an overlap window's phases (bench/req.c): wall time, this thread's CPU time
+PHASES_WALL = ("issue_us", "test_us", "compute_us", "wait_us")
+PHASES_CPU = ("issue_cpu_us", "test_cpu_us", "compute_cpu_us", "wait_cpu_us")
 
 
 def _series(run, job, **key):
@@ -196,31 +199,29 @@ def why(run, job):
         fmt = lambda b: "%.0f %% (%d B)" % b if b else "not measured"
         t = best["merged+test"]
         g = (lambda m: _one(run, job, m, op="overlap", mode="merged+test", size=t[1])) if t else None
-        ph = {m: g(m) for m in ("time_us", "issue_us", "test_us", "wait_us", "comm_us")} if t else {}
+        ph = {m: g(m) for m in ("time_us", "comm_us") + PHASES_WALL + PHASES_CPU} if t else {}
         if t and None not in ph.values() and ph["comm_us"]:
-            own = ph["issue_us"] + ph["test_us"] + ph["wait_us"]
-            computing = ph["time_us"] - own
+            wall, cpu = [ph[m] for m in PHASES_WALL], [ph[m] for m in PHASES_CPU]
+            own = cpu[0] + cpu[1] + cpu[3]
             L.append("Overlap: target 95 %%; bound %.0f %%: this CPU's own work in a window of 64 "
-                     "puts of %d B (merged + one test, its best size) is issuing %.1f us, sending "
-                     "the buffer at the test %.1f us (over TCP a system call) and taking the reply "
-                     "in the wait after the computation %.1f us%s: %.1f us, %.0f %% of the "
-                     "window's communication alone (t_comm %.1f us), which no completion scheme "
-                     "overlaps with this CPU's computation; measured merged %s, default %s, merged "
-                     "+ one test %s. A merged window's puts are copies into the handle's buffer; "
-                     "without the test its message and the reply start when shmemx_req_wait sends "
-                     "it, after the computation%s." % (
-                         max(0, 100 * (1 - own / ph["comm_us"])), t[1], ph["issue_us"], ph["test_us"],
-                         ph["wait_us"],
-                         " (the reply has arrived by then: the computation, %.1f us, outlasts a "
-                         "round trip, %.1f us)" % (computing, lat["get"])
-                         if lat["get"] and computing > lat["get"] else
-                         " (receiving the reply and what was left of its round trip)",
-                         own, 100 * own / ph["comm_us"], ph["comm_us"],
+                     "puts of %d B (merged + one test, its best size), the thread's CPU time "
+                     "against the wall time of each phase (medians over the windows, bench/req.c): "
+                     "issuing %.1f of %.1f us, the test (sending the buffer, over TCP a system "
+                     "call) %.1f of %.1f us, the wait after the computation (taking the reply) "
+                     "%.1f of %.1f us: %.1f us of CPU, %.0f %% of the window's communication alone "
+                     "(t_comm %.1f us), which no completion scheme overlaps with a computation on "
+                     "this CPU; %s; measured merged %s, default %s, merged + one test %s. A merged "
+                     "window's puts are copies into the handle's buffer; without the test its "
+                     "message and the reply start when shmemx_req_wait sends it, after the "
+                     "computation%s." % (
+                         max(0, 100 * (1 - own / ph["comm_us"])), t[1], cpu[0], wall[0], cpu[1],
+                         wall[1], cpu[3], wall[3], own, 100 * own / ph["comm_us"], ph["comm_us"],
+                         _off_cpu(wall, cpu, lat["get"]),
                          fmt(best["merged"]), fmt(best["default"]), fmt(t) + _overlap_reps(run, job, t[1]),
                          _phases(run, job, "merged", best["merged"])))
         elif best["merged"]:
             L.append("Overlap: target 95 %%; measured merged %s, merged + one test %s, default %s "
-                     "(no bound: this run has no phases of a merged + test window)." % (
+                     "(no bound: this run has no CPU times of a merged + test window's phases)." % (
                          fmt(best["merged"]), fmt(t), fmt(best["default"])))
     else:
         windows = sorted({k["window"] for k, _ in _series(run, job, op="rate")})
@@ -256,17 +257,39 @@ def why(run, job):
     return L
 
 
+def _off_cpu(wall, cpu, rtt):
+    """What the wall times hold beyond this thread's CPU, as a clause:
+    wall, cpu: the four phases (issue, test, compute, wait); rtt: a round
+    trip (the blocking get), or None."""
+    idle = [w - c for w, c in zip(wall, cpu)]
+    own = wall[0] + wall[1] + wall[3]
+    text = ("the three phases' wall times sum to %.1f us, %.1f us of it with the thread not "
+            "running (blocked or preempted: the test %.1f, the wait %.1f)" % (
+                own, idle[0] + idle[1] + idle[3], idle[1], idle[3]))
+    text += ("; the computation ran %.1f us of CPU in %.1f us%s" % (
+        cpu[2], wall[2], " (%.1f us preempted: another task, or the VM's host, had the CPU)" %
+        idle[2] if idle[2] > 0.1 * wall[2] else ""))
+    if rtt and wall[2] > rtt:
+        text += ", longer than a round trip (%.1f us): the reply has arrived by the wait" % rtt
+    elif rtt:
+        text += (", shorter than a round trip (%.1f us): the wait's CPU time may be polling for "
+                 "the reply, which the bound then counts as work" % rtt)
+    return text
+
+
 def _overlap_reps(run, job, size):
-    """Each repetition's measured overlap beside its bound at one merged +
-    test size, as a clause: on a shared machine a stall inflates one
-    repetition's t_comm (both rise) or its compute loop timed alone
-    (t_compute: the measured overlap alone rises, above its bound)."""
-    names = ("overlap_pct", "time_us", "issue_us", "test_us", "wait_us", "comm_us")
+    """Each repetition's measured overlap beside its bound (from its CPU
+    times) at one merged + test size, as a clause: on a shared machine a
+    stall inflates one repetition's t_comm (both move) or its compute loop
+    timed alone (t_compute: the measured overlap alone rises, above its
+    bound)."""
+    names = ("overlap_pct", "time_us", "compute_us", "issue_cpu_us", "test_cpu_us", "wait_cpu_us",
+             "comm_us")
     reps = [_reps(run, job, m, op="overlap", mode="merged+test", size=size) for m in names]
-    if len({len(r) for r in reps}) != 1 or len(reps[0]) < 2 or not all(reps[5]):
+    if len({len(r) for r in reps}) != 1 or len(reps[0]) < 2 or not all(reps[6]):
         return ""
-    per = [(o, 100 * (1 - (i + te + w) / c), tot - (1 - o / 100) * c, tot - i - te - w, c)
-           for o, tot, i, te, w, c in zip(*reps)]
+    per = [(o, 100 * (1 - (i + te + w) / c), tot - (1 - o / 100) * c, comp, c)
+           for o, tot, comp, i, te, w, c in zip(*reps)]
     text = "; its repetitions, measured / bound: %s %%" % ", ".join("%.0f / %.0f" % p[:2] for p in per)
     comm = [p[4] for p in per]
     if max(comm) > 2 * min(comm):
@@ -287,16 +310,19 @@ def _best_overlap(run, job, mode, op="overlap"):
 
 def _phases(run, job, mode, best, op="overlap"):
     """Where the window of the best overlap point went (bench/req.c's
-    issue_us, test_us, wait_us), as a clause, or ""."""
+    medians of each phase's wall time, and this thread's CPU time in it
+    where the run has them), as a clause, or ""."""
     if not best:
         return ""
     g = lambda m: _one(run, job, m, op=op, mode=mode, size=best[1])
-    total, issue, test, wait = g("time_us"), g("issue_us"), g("test_us"), g("wait_us")
-    if None in (total, issue, test, wait):
+    total, wall, cpu = g("time_us"), [g(m) for m in PHASES_WALL], [g(m) for m in PHASES_CPU]
+    if None in (total, wall[0], wall[1], wall[3]):
         return ""
-    return (" (a window of %.1f us: issuing %.1f, %scomputing %.1f, the wait after it %.1f)" % (
-        total, issue, "the test %.1f, " % test if mode == "merged+test" else "",
-        total - issue - test - wait, wait))
+    if wall[2] is None:       # results from before compute_us
+        wall[2] = total - wall[0] - wall[1] - wall[3]
+    f = lambda p: "%.1f" % wall[p] + (" (CPU %.1f)" % cpu[p] if None not in cpu else "")
+    return (" (a window of %.1f us: issuing %s, %scomputing %s, the wait after it %s)" % (
+        total, f(0), "the test %s, " % f(1) if mode == "merged+test" else "", f(2), f(3)))
 
 
 def why_offload(run):

@@ -5,7 +5,8 @@ merged/default ratio of its pairs and a 95 % interval of it): a point whose
 interval holds 1.0 is equal within that resolution, not met; one wholly
 below is MISSED.  Across hosts the rate against both default paths (the
 coalescing one, and job hosts_req_percall's one UCX put per put) and the
-bounds the why-lines state.  No program is run; the values are written
+bounds the why-lines state (overlap's from the planted CPU times of a
+window's phases, which differ from their wall times).  No program is run; the values are written
 here and read back."""
 import json
 import os
@@ -91,7 +92,9 @@ class PairedVerdict(ResultsDir):
 
 
 HOST_COLS = COLS[:6] + [["time_us", "us"], ["overlap_pct", "%"], ["issue_us", "us"], ["test_us", "us"],
-                        ["wait_us", "us"], ["comm_us", "us"]]
+                        ["compute_us", "us"], ["wait_us", "us"], ["comm_us", "us"],
+                        ["issue_cpu_us", "us"], ["test_cpu_us", "us"], ["compute_cpu_us", "us"],
+                        ["wait_cpu_us", "us"]]
 
 
 def launch(rows):
@@ -118,9 +121,13 @@ class AcrossHosts(ResultsDir):
         {"op": "lat", "mode": "put+quiet", "time_us": 14.5}, {"op": "lat", "mode": "merged", "time_us": 14.9},
         {"op": "lat", "mode": "get", "time_us": 14.7}, {"op": "lat", "mode": "inject", "time_us": 0.02},
         {"op": "overlap", "mode": "merged", "size": 256, "time_us": 40, "overlap_pct": 25,
-         "issue_us": 1.5, "test_us": 0, "wait_us": 16.5, "comm_us": 22},
+         "issue_us": 1.5, "test_us": 0, "compute_us": 22, "wait_us": 16.5, "comm_us": 22,
+         "issue_cpu_us": 1.4, "test_cpu_us": 0, "compute_cpu_us": 22, "wait_cpu_us": 3},
+        # wall 1.5 + 8.5 + 2 = 12 us of t_comm 24 (what the measured 45 % nearly is by
+        # construction); CPU 1.4 + 5.6 + 1 = 8 us: the bound is 67 %, not 50 %
         {"op": "overlap", "mode": "merged+test", "size": 256, "time_us": 34, "overlap_pct": 45,
-         "issue_us": 1.5, "test_us": 8.5, "wait_us": 2, "comm_us": 24}]
+         "issue_us": 1.5, "test_us": 8.5, "compute_us": 22, "wait_us": 2, "comm_us": 24,
+         "issue_cpu_us": 1.4, "test_cpu_us": 5.6, "compute_cpu_us": 17, "wait_cpu_us": 1}]
     PERCALL = [rate("default", w, 7.5, 35) for w in (1, 64, 512)] + [
         rate("merged", w, 0.02, 15) for w in (1, 64, 512)]
 
@@ -169,18 +176,44 @@ class AcrossHosts(ResultsDir):
                       "a blocking 8 B get, 14.7 us", lat)
         self.assertIn("measured handle 14.9 us", lat)
         ov = [x for x in lines if x.startswith("Overlap")][0]
-        # own work 1.5 + 8.5 + 2 = 12 us of t_comm 24 us: at most 50 %
-        self.assertIn("target 95 %; bound 50 %", ov)
-        self.assertIn("12.0 us, 50 % of the window's communication alone (t_comm 24.0 us)", ov)
+        # this CPU's own work 1.4 + 5.6 + 1 = 8 us of CPU of t_comm 24 us: at most 67 %
+        self.assertIn("target 95 %; bound 67 %", ov)
+        self.assertIn("issuing 1.4 of 1.5 us, the test (sending the buffer, over TCP a system call) "
+                      "5.6 of 8.5 us, the wait after the computation (taking the reply) 1.0 of 2.0 us: "
+                      "8.0 us of CPU, 33 % of the window's communication alone (t_comm 24.0 us)", ov)
+        # the wall times' 12 us, 4 of them waiting; the computation lost 5 us of 22 to another thread
+        self.assertIn("wall times sum to 12.0 us, 4.0 us of it with the thread not running (blocked "
+                      "or preempted: the test 2.9, the wait 1.0)", ov)
+        self.assertIn("the computation ran 17.0 us of CPU in 22.0 us (5.0 us preempted", ov)
+        self.assertIn("longer than a round trip (14.7 us): the reply has arrived", ov)
         self.assertIn("measured merged 25 % (256 B), default not measured, merged + one test 45 % "
                       "(256 B)", ov)
+        self.assertIn("(a window of 40.0 us: issuing 1.5 (CPU 1.4), computing 22.0 (CPU 22.0), "
+                      "the wait after it 16.5 (CPU 3.0))", ov)
+
+    def test_a_short_computation_may_poll(self):
+        # the computation (12 us) is shorter than a round trip (14.7 us)
+        short = [dict(r, compute_us=12, compute_cpu_us=12) if r.get("mode") == "merged+test" else r
+                 for r in self.HOSTS]
+        ov = [x for x in req_report.why(self.run_of(hosts_req=short), "hosts_req")
+              if x.startswith("Overlap")][0]
+        self.assertIn("the computation ran 12.0 us of CPU in 12.0 us, shorter than a round trip "
+                      "(14.7 us): the wait's CPU time may be polling", ov)
+
+    def test_without_cpu_times_no_bound(self):
+        # results from before the CPU columns: the wall times alone are no bound
+        old = [{k: v for k, v in r.items() if not k.endswith("_cpu_us")} for r in self.HOSTS]
+        ov = [x for x in req_report.why(self.run_of(hosts_req=old), "hosts_req")
+              if x.startswith("Overlap")][0]
+        self.assertIn("no bound: this run has no CPU times", ov)
+        self.assertNotIn("bound 50", ov)
 
     def test_a_repetition_above_its_bound_is_named(self):
         # the second repetition's compute loop timed alone ran long: 100 %, its bound still 50 %
         stalled = [dict(r, overlap_pct=100) if r.get("mode") == "merged+test" else r for r in self.HOSTS]
         ov = [x for x in req_report.why(self.run_of(hosts_req=(self.HOSTS, stalled, self.HOSTS)),
                                         "hosts_req") if x.startswith("Overlap")][0]
-        self.assertIn("its repetitions, measured / bound: 45 / 50, 100 / 50, 45 / 50 %", ov)
+        self.assertIn("its repetitions, measured / bound: 45 / 67, 100 / 67, 45 / 67 %", ov)
         self.assertIn("t_compute, took at least 34.0 us against 22.0 us in the window", ov)
 
 
