@@ -262,10 +262,15 @@ def _off_cpu(wall, cpu, rtt):
     wall, cpu: the four phases (issue, test, compute, wait); rtt: a round
     trip (the blocking get), or None."""
     idle = [w - c for w, c in zip(wall, cpu)]
-    own = wall[0] + wall[1] + wall[3]
-    text = ("the three phases' wall times sum to %.1f us, %.1f us of it with the thread not "
-            "running (blocked or preempted: the test %.1f, the wait %.1f)" % (
-                own, idle[0] + idle[1] + idle[3], idle[1], idle[3]))
+    own, off = wall[0] + wall[1] + wall[3], idle[0] + idle[1] + idle[3]
+    if off <= 0.05 * own + 0.2:   # two passes' medians: as close as they get
+        text = ("the three phases' wall times sum to %.1f us, the CPU times within %.1f us of "
+                "them: the thread ran throughout, none of it was waiting off the CPU" % (
+                    own, max(abs(x) for x in (idle[0], idle[1], idle[3]))))
+    else:
+        text = ("the three phases' wall times sum to %.1f us, %.1f us of it with the thread not "
+                "running (blocked or preempted: the test %.1f, the wait %.1f)" % (
+                    own, off, idle[1], idle[3]))
     text += ("; the computation ran %.1f us of CPU in %.1f us%s" % (
         cpu[2], wall[2], " (%.1f us preempted: another task, or the VM's host, had the CPU)" %
         idle[2] if idle[2] > 0.1 * wall[2] else ""))
@@ -293,7 +298,8 @@ def _overlap_reps(run, job, size):
     text = "; its repetitions, measured / bound: %s %%" % ", ".join("%.0f / %.0f" % p[:2] for p in per)
     comm = [p[4] for p in per]
     if max(comm) > 2 * min(comm):
-        text += ", t_comm %.0f-%.0f us (a stall while timing it: both rise)" % (min(comm), max(comm))
+        text += (", t_comm %.0f-%.0f us (most windows of a repetition that slow, the median "
+                 "too: both rise)" % (min(comm), max(comm)))
     above = [p for p in per if p[0] > p[1] + 5]
     if above:
         p = max(above, key=lambda p: p[0] - p[1])

@@ -191,6 +191,16 @@ class AcrossHosts(ResultsDir):
         self.assertIn("(a window of 40.0 us: issuing 1.5 (CPU 1.4), computing 22.0 (CPU 22.0), "
                       "the wait after it 16.5 (CPU 3.0))", ov)
 
+    def test_cpu_as_wall_ran_throughout(self):
+        # the CPU pass within 0.1 us of the wall times: no waiting to speak of
+        busy = [dict(r, issue_cpu_us=1.5, test_cpu_us=8.6, wait_cpu_us=1.9)
+                if r.get("mode") == "merged+test" else r for r in self.HOSTS]
+        ov = [x for x in req_report.why(self.run_of(hosts_req=busy), "hosts_req")
+              if x.startswith("Overlap")][0]
+        self.assertIn("target 95 %; bound 50 %", ov)
+        self.assertIn("wall times sum to 12.0 us, the CPU times within 0.1 us of them: the thread "
+                      "ran throughout", ov)
+
     def test_a_short_computation_may_poll(self):
         # the computation (12 us) is shorter than a round trip (14.7 us)
         short = [dict(r, compute_us=12, compute_cpu_us=12) if r.get("mode") == "merged+test" else r
