@@ -627,11 +627,18 @@ int main(int argc, char **argv)
                         comm[k] = bench_now_us() - t0;
                     }
                     double t_comm = median_of(comm, reps);
-                    /* a compute loop as long as the communication */
+                    /* a compute loop as long as the communication, from
+                     * the fastest of 11 timings of 1000 steps (one timing,
+                     * preempted, once set a 3 us loop against a 17 us
+                     * t_comm) */
                     long n = 1000;
-                    double t0 = bench_now_us();
-                    compute(n);
-                    double per = (bench_now_us() - t0) / (double)n;
+                    double per = 0, t0;
+                    for (int i = 0; i < 11; i++) {
+                        t0 = bench_now_us();
+                        compute(n);
+                        double x = (bench_now_us() - t0) / (double)n;
+                        per = i == 0 || x < per ? x : per;
+                    }
                     n = per > 0 ? (long)(t_comm / per) + 1 : 1000;
                     for (long k = 0; k < reps; k++) {
                         t0 = bench_now_us();
