@@ -87,7 +87,9 @@ static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
             shr_coll_copy_local(dest + off, a->src, len);
         } else if (len <= cap) {
             size_t i = shr_coll_slot_of(m, me);
-            memcpy(dest + off, shr_coll_slot_payload(c, i, sw, len), len);
+            if (len != 0) { /* dest may be NULL when no member sends data */
+                memcpy(dest + off, shr_coll_slot_payload(c, i, sw, len), len);
+            }
             shr_coll_slot_clear(c, i, sw, len);
         } else {
             shr_coll_get(c, dest + off, a->src, len, m);

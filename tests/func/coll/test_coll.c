@@ -1,6 +1,7 @@
 /*
  * test_coll -- every collective on several member sets, at 0, 1 element,
- * 4 KiB and 1 MiB, checked exactly against a serial computation.
+ * 4 KiB and 1 MiB, checked exactly against a serial computation, and at 0
+ * elements on NULL buffers.
  *
  * Member sets: SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED, split teams with odd
  * strides, and active sets (all PEs; odd PEs: logPE_stride 1).  Forms:
@@ -329,6 +330,62 @@ static void t_scan(const group_t *g, size_t size, unsigned seed, bool inclusive,
     sync_group(g, 1);
 }
 
+/* ---- zero elements, NULL buffers ----
+ * Nothing moves, so no buffer may be touched: NULL is accepted, as for
+ * RMA (tests-sos' nop_collectives does this; collect's flat exchange
+ * handed NULL to memcpy, which the UBSan build stops on). */
+static void t_empty_null(const group_t *g)
+{
+    bool team = g->team != SHMEM_TEAM_INVALID;
+
+    if (want("broadcast")) {
+        if (team) {
+            CHECK_EQ(shmem_broadcastmem(g->team, NULL, NULL, 0, 0), 0);
+        } else {
+            shmem_broadcast64(NULL, NULL, 0, 0, g->start, g->log, g->size, psync[0]);
+        }
+        sync_group(g, 1);
+    }
+    for (int fixed = 0; fixed < 2; fixed++) {
+        if (!want(fixed ? "fcollect" : "collect")) {
+            continue;
+        }
+        if (team) {
+            CHECK_EQ(fixed ? shmem_fcollectmem(g->team, NULL, NULL, 0)
+                           : shmem_collectmem(g->team, NULL, NULL, 0), 0);
+        } else if (fixed) {
+            shmem_fcollect64(NULL, NULL, 0, g->start, g->log, g->size, psync[0]);
+        } else {
+            shmem_collect64(NULL, NULL, 0, g->start, g->log, g->size, psync[0]);
+        }
+        sync_group(g, 1);
+    }
+    if (want("alltoall")) {
+        if (team) {
+            CHECK_EQ(shmem_alltoallmem(g->team, NULL, NULL, 0), 0);
+            CHECK_EQ(shmem_alltoallsmem(g->team, NULL, NULL, 1, 1, 0), 0);
+        } else {
+            shmem_alltoall64(NULL, NULL, 0, g->start, g->log, g->size, psync[0]);
+            sync_group(g, 1);
+            shmem_alltoalls64(NULL, NULL, 1, 1, 0, g->start, g->log, g->size, psync[0]);
+        }
+        sync_group(g, 1);
+    }
+    if (want("reduce")) {
+        if (team) {
+            CHECK_EQ(shmem_long_sum_reduce(g->team, NULL, NULL, 0), 0);
+        } else {
+            shmem_long_sum_to_all(NULL, NULL, 0, g->start, g->log, g->size, pwrk[0], psync[0]);
+        }
+        sync_group(g, 1);
+    }
+    if (want("scan") && team) {
+        CHECK_EQ(shmem_long_sum_inscan(g->team, NULL, NULL, 0), 0);
+        CHECK_EQ(shmem_long_sum_exscan(g->team, NULL, NULL, 0), 0);
+        sync_group(g, 1);
+    }
+}
+
 /* ---- barriers and syncs ---- */
 static long counter; /* symmetric */
 
@@ -380,6 +437,7 @@ static void run_group(group_t *g)
     if (want("barrier")) {
         t_barrier(g);
     }
+    t_empty_null(g);
     for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++) {
         size_t size = sizes[s];
         seed += 17;
