@@ -182,7 +182,8 @@ def why(run, job):
         if lat["merged"] and lat["put+quiet"] and lat["get"]:
             pq, rt = lat["put+quiet"], lat["get"]
             goal = 0.4 * pq
-            L.append("Latency: target handle <= 0.4x put + quiet = %.1f us; bound one network round "
+            L.append("Latency (medians over the iterations): target handle <= 0.4x put + quiet = "
+                     "%.1f us; bound one network round "
                      "trip, a blocking 8 B get, %.1f us (%.2fx put + quiet): remote completion "
                      "needs the target's answer, %s; measured handle %.1f us (%.2fx put + quiet, "
                      "%.2fx the round trip), put + quiet %.1f us (%.2fx the round trip). Put + "
