@@ -34,7 +34,8 @@
  *               round trip); time_us is the median over groups of
  *               iterations (one iteration across hosts; as many as last
  *               ~1 us on one node), each group timed by itself, less the
- *               clock's own cost;
+ *               clock's own cost; the four modes take turns group by
+ *               group in one point;
  *   op=bcast, op=fcollect, op=reduce   the collective on 1 MiB (sum of
  *               longs): mode=single is the standard call, mode=split has T
  *               threads of every PE share it through shmemx_req_split;
@@ -714,21 +715,20 @@ int main(int argc, char **argv)
      * figure (a mean over the iterations once read 27.6 us against 12.0
      * in a clean launch). A group is one iteration when it lasts a
      * microsecond (across hosts), else as many as last about one: this
-     * VM's clock ticks in 10 ns, coarser than one on-node put ---- */
-    if (bench_has_op(&b, "lat")) {
+     * VM's clock ticks in 10 ns, coarser than one on-node put. The modes
+     * take turns group by group, so that a stretch too long for a median
+     * slows all four alike, not one against the others ---- */
+    if (bench_has_op(&b, "lat") && bench_point(&b, "op=lat")) {
         long iters = bench_iters(&b, 8) / 10 + 1;
         const char *lat_modes[4] = {"put+quiet", "merged", "get", "inject"};
-        double *grp = b.me == 0 ? malloc(sizeof(*grp) * (size_t)iters) : NULL;
-        if (b.me == 0 && grp == NULL)
-            bench_die(&b, "op=lat: no memory for %ld iterations' times; lower -i", iters);
-        for (int m = 0; m < 4; m++) {
-            if (!bench_point(&b, "op=lat mode=%s", lat_modes[m]))
-                continue;
-            double us = 0;
-            shmem_barrier_all();
-            if (b.me == 0) {
-                long warm = bench_warmup(&b, iters), n = 0;
-                lat_run(m, dst, src, warm);
+        double us[4] = {0};
+        shmem_barrier_all();
+        if (b.me == 0) {
+            long k[4], ng[4], n[4] = {0}, rounds = 0;
+            double *grp[4];
+            for (int m = 0; m < 4; m++) {
+                lat_run(m, dst, src, bench_warmup(&b, iters));
+                shmem_quiet();
                 /* the group: the fastest of 11 timings of 16 iterations */
                 double per = 0;
                 for (int i = 0; i < 11; i++) {
@@ -737,21 +737,37 @@ int main(int argc, char **argv)
                     double x = (bench_now_us() - t0) / 16;
                     per = i == 0 || x < per ? x : per;
                 }
-                long k = per >= 1 ? 1 : per > 1.0 / 1024 ? (long)(1 / per) + 1 : 1024;
-                double wc = clock_cost_us(bench_now_us);
-                for (long i = 0; i + k <= iters; i += k) {
-                    double t0 = bench_now_us();
-                    lat_run(m, dst, src, k);
-                    grp[n++] = (bench_now_us() - t0 - wc) / (double)k;
-                }
-                us = median_of(grp, n);
-                us = us > 0 ? us : 0;
-                shmem_quiet(); /* inject: completed outside the timing */
+                shmem_quiet();
+                k[m] = per >= 1 ? 1 : per > 1.0 / 1024 ? (long)(1 / per) + 1 : 1024;
+                k[m] = k[m] < iters ? k[m] : iters;
+                ng[m] = iters / k[m];
+                rounds = ng[m] > rounds ? ng[m] : rounds;
+                grp[m] = malloc(sizeof(*grp[m]) * (size_t)ng[m]);
+                if (grp[m] == NULL)
+                    bench_die(&b, "op=lat: no memory for %ld groups' times; lower -i", ng[m]);
             }
-            shmem_barrier_all();
-            emit(&b, "lat", lat_modes[m], 8, 1, 1, 0, 0, us, 0, bench_all_ok(&b, true));
+            double wc = clock_cost_us(bench_now_us);
+            for (long r = 0; r < rounds; r++)
+                for (int j = 0; j < 4; j++) {
+                    int m = (int)((r + j) & 3); /* no mode always after another */
+                    if ((r + 1) * ng[m] / rounds == r * ng[m] / rounds)
+                        continue; /* a mode's groups spread evenly over the rounds */
+                    double t0 = bench_now_us();
+                    lat_run(m, dst, src, k[m]);
+                    grp[m][n[m]++] = (bench_now_us() - t0 - wc) / (double)k[m];
+                    if (m == 3)
+                        shmem_quiet(); /* inject: completed outside the timing */
+                }
+            for (int m = 0; m < 4; m++) {
+                double x = median_of(grp[m], n[m]);
+                us[m] = x > 0 ? x : 0;
+                free(grp[m]);
+            }
         }
-        free(grp);
+        shmem_barrier_all();
+        bool ok = bench_all_ok(&b, true);
+        for (int m = 0; m < 4; m++)
+            emit(&b, "lat", lat_modes[m], 8, 1, 1, 0, 0, us[m], 0, ok);
     }
 
     /* ---- issue cost: each window's puts timed alone, paired blocks ---- */
