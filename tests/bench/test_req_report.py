@@ -219,7 +219,7 @@ class AcrossHosts(ResultsDir):
         self.assertNotIn("bound 50", ov)
 
     def test_a_repetition_above_its_bound_is_named(self):
-        # the second repetition's compute loop timed alone ran long: 100 %, its bound still 50 %
+        # the second repetition's compute loop timed alone ran long: 100 %, its bound still 67 %
         stalled = [dict(r, overlap_pct=100) if r.get("mode") == "merged+test" else r for r in self.HOSTS]
         ov = [x for x in req_report.why(self.run_of(hosts_req=(self.HOSTS, stalled, self.HOSTS)),
                                         "hosts_req") if x.startswith("Overlap")][0]
