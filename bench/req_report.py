@@ -433,8 +433,10 @@ def markdown(run, plot_files):
          "*default* = `ctx_putmem_nbi` + `ctx_quiet` per window, *merged* = `ctx_putmem_req` into "
          "one handle per window + `shmemx_req_wait`. Bandwidth: window 64, both directions. "
          "Overlap: a compute loop as long as the window's communication between issue and "
-         "completion, 100 x (1 - (t_total - t_compute) / t_comm). Latency: one 8 B put and its "
-         "completion. Collectives: 1 MiB, T threads of each PE on split handles vs the standard "
+         "completion, 100 x (1 - (t_total - t_compute) / t_comm), each of the three the median over "
+         "a launch's windows. Latency: one 8 B put and its completion, the median over a launch's "
+         "timed groups of iterations (one iteration across hosts), the four modes taking turns. "
+         "Collectives: 1 MiB, T threads of each PE on split handles vs the standard "
          "call. Medians over the repetitions.", ""]
     for job, where in JOBS:
         if not _series(run, job):
