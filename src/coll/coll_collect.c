@@ -80,7 +80,10 @@ static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
     for (int m = 0; m < n; m++) {
         lens[m] = m == me ? a->len : shr_coll_slot_wait_from(c, m, sw) - 1;
     }
-    size_t off = 0;
+    size_t off = 0, my_off = 0;
+    for (int m = 0; m < me; m++) {
+        my_off += lens[m];
+    }
     for (int m = 0; m < n; m++) {
         size_t len = lens[m];
         if (m == me) {
@@ -92,7 +95,7 @@ static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
             }
             shr_coll_slot_clear(c, i, sw, len);
         } else {
-            shr_coll_get(c, dest + off, a->src, len, m);
+            shr_coll_get(c, dest + off, shr_coll_src_of(a, my_off, off), len, m);
             shr_coll_slot_clear(c, shr_coll_slot_of(m, me), sw, 0);
             shr_coll_add(c, m, SHR_CW_DONE, 1);
         }
@@ -335,15 +338,17 @@ void shr_coll_fcollect_bruck(shr_coll_t *c, const shr_coll_args_t *a)
 void shr_coll_fcollect_pull(shr_coll_t *c, const shr_coll_args_t *a)
 {
     int n = c->team->n_pes;
+    size_t my_off = (size_t)c->team->my_pe * a->len;
     char *dest = a->dest;
 
     shr_coll_ran(c, shr_coll_fcollect_pull);
     shr_coll_sync_all(c, SHR_CW_READY);
     for (int k = 1; k < n; k++) {
         int m = shr_coll_rel(c, k);
-        shr_coll_get(c, dest + (size_t)m * a->len, a->src, a->len, m);
+        size_t off = (size_t)m * a->len;
+        shr_coll_get(c, dest + off, shr_coll_src_of(a, my_off, off), a->len, m);
     }
-    shr_coll_copy_local(dest + (size_t)c->team->my_pe * a->len, a->src, a->len);
+    shr_coll_copy_local(dest + my_off, a->src, a->len);
     shr_coll_sync_all(c, SHR_CW_DONE);
     c->full = true;
 }

@@ -223,9 +223,11 @@ static void fcollect_hier_run(shr_coll_t *c, const shr_coll_args_t *a, lg_algo_t
     }
     shr_coll_ran(c, forced == LG_RING ? shr_coll_fcollect_hier_ring : shr_coll_fcollect_hier);
     c->full = true;
-    /* my block, in its final place in the leader's dest */
-    memcpy((char *)shr_ptr(dest, shr_coll_wpe(c, h.leader)) + (size_t)c->team->my_pe * a->len,
-           a->src, a->len);
+    /* my block, in its final place in the leader's dest (already there when
+     * I lead and my source is that block: in place) */
+    shr_coll_copy_local((char *)shr_ptr(dest, shr_coll_wpe(c, h.leader)) +
+                            (size_t)c->team->my_pe * a->len,
+                        a->src, a->len);
     if (!h.is_leader) {
         shr_hier_up(c, &h);
         gather_member(c, &h, dest);
@@ -337,10 +339,11 @@ static void collect_hier_run(shr_coll_t *c, const shr_coll_args_t *a, lg_algo_t 
         at += len;
     }
     off[n] = at;
-    /* my node's blocks into place */
+    /* my node's blocks into place (the leader is h.local[0]) */
     for (int i = 0; i < h.n_local; i++) {
         int m = h.local[i];
-        const void *from = i == 0 ? a->src : shr_ptr(a->src, shr_coll_wpe(c, m));
+        const void *src = shr_coll_src_of(a, off[h.local[0]], off[m]);
+        const void *from = i == 0 ? a->src : shr_ptr(src, shr_coll_wpe(c, m));
         shr_coll_copy_local((char *)a->dest + off[m], from, off[m + 1] - off[m]);
     }
     layout_t lay = {p, off};

@@ -287,6 +287,17 @@ static inline void shr_coll_copy_local(void *dest, const void *src, size_t len)
     }
 }
 
+/* collect, fcollect: the source of the member whose block starts at byte
+ * `off` of dest, given that mine starts at `my_off`.  In place (my source
+ * is my block) every member's is its block (the debug check makes sure);
+ * else every member passes the same source. */
+static inline const void *shr_coll_src_of(const shr_coll_args_t *a, size_t my_off, size_t off)
+{
+    uintptr_t dest = (uintptr_t)a->dest; /* may be NULL when nothing moves */
+
+    return (uintptr_t)a->src == dest + my_off ? (const void *)(dest + off) : a->src;
+}
+
 /* ---- slots: payload + header in the slot area ----
  * A slot is `sw` words, the header in its last.  A payload of `len` bytes
  * ends where the header starts (shr_coll_slot_at), its start rounded down

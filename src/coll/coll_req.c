@@ -120,12 +120,18 @@ int shr_coll_fcollect_mt(const char *fn, shr_team_t *team, void *dest, const voi
     int n = team->n_pes;
     size_t lo, hi;
 
+    shr_coll_args_t a = {.dest = dest, .src = src, .len = len, .fixed = true};
+    size_t my_off = (size_t)team->my_pe * len;
+
     mt_slice(len, nthreads, rank, &lo, &hi);
     mt_meet(fn, m, nthreads, false);
     for (int i = 0; i < n; i++) {
         int pe = (team->my_pe + i) % n; /* PEs start at different sources */
-        mt_pull((char *)dest + (size_t)pe * len + lo, (const char *)src + lo, hi - lo,
-                shr_team_world_pe(team, pe));
+        size_t off = (size_t)pe * len;
+        const char *from = shr_coll_src_of(&a, my_off, off);
+        if (pe != team->my_pe || from != (char *)dest + off) { /* in place: mine is there */
+            mt_pull((char *)dest + off + lo, from + lo, hi - lo, shr_team_world_pe(team, pe));
+        }
     }
     mt_meet(fn, m, nthreads, false);
     return 0;

@@ -1,7 +1,8 @@
 /* req_coll.c -- collectives on request handles: broadcast, fcollect and
  * every reduction op (on int64, double and uchar, each op the standard
  * gives the type) split between 1, 2 and 4 threads per PE
- * (shmemx_req_split), in place and not, on WORLD and on a team of the even
+ * (shmemx_req_split), in place and not (broadcast with source == dest,
+ * fcollect with each source at its block of dest, reductions), on WORLD and on a team of the even
  * PEs; the barrier on a handle (each thread's puts of its private context
  * are complete at the right neighbour when it returns) and the sync, split
  * the same way; the unsplit forms (collect, alltoall too) from one thread.
@@ -13,7 +14,7 @@
 #include "harness.h"
 
 static size_t nelems = 1001; /* odd: slices of different sizes */
-static long *src, *dst, *red;
+static long *src, *dst, *red, *ipl; /* ipl: in-place broadcast, then fcollect */
 static int me, npes, nthreads;
 static shmem_team_t team;
 static int round_no;
@@ -105,6 +106,13 @@ static void *coll_thread(void *arg)
     shmemx_req_split(&r, nthreads, rank);
     CHECK(shmemx_long_fcollect_req(team, dst + nelems, src, nelems, &r) == 0, "fcollect_req");
     shmemx_req_split(&r, nthreads, rank);
+    CHECK(shmemx_long_broadcast_req(team, ipl, ipl, nelems, round_no % tn, &r) == 0,
+          "broadcast_req in place");
+    long *mine = ipl + (1 + (size_t)shmem_team_my_pe(team)) * nelems;
+    shmemx_req_split(&r, nthreads, rank);
+    CHECK(shmemx_long_fcollect_req(team, ipl + nelems, mine, nelems, &r) == 0,
+          "fcollect_req in place");
+    shmemx_req_split(&r, nthreads, rank);
     CHECK(shmemx_long_sum_reduce_req(team, red, src, nelems, &r) == 0, "sum_reduce_req");
     shmemx_req_split(&r, nthreads, rank);
     CHECK(shmemx_sum_reduce_req(team, src, src, nelems, &r) == 0, "sum_reduce_req in place");
@@ -154,6 +162,13 @@ static void run(int threads)
         src[i] = val(tme, i);
     }
     memset(dst, 0, (1 + (size_t)tn) * nelems * sizeof(long));
+    memset(ipl, 0, (1 + (size_t)tn) * nelems * sizeof(long));
+    for (size_t i = 0; i < nelems; i++) {
+        ipl[(1 + (size_t)tme) * nelems + i] = val(tme, i) + 7;
+        if (tme == round_no % tn) {
+            ipl[i] = val(tme, i) - 7;
+        }
+    }
     memset(red_dst(0), 0, NCASES * nelems * 8);
     int k = 0;
     RED_CASES(FILL_CASE)
@@ -171,8 +186,12 @@ static void run(int threads)
             sum += val(p, i);
             CHECK(dst[nelems + (size_t)p * nelems + i] == val(p, i),
                   "%d threads: fcollect block %d element %zu", threads, p, i);
+            CHECK(ipl[nelems + (size_t)p * nelems + i] == val(p, i) + 7,
+                  "%d threads: in-place fcollect block %d element %zu", threads, p, i);
         }
         CHECK(dst[i] == val(root, i), "%d threads: broadcast element %zu", threads, i);
+        CHECK(ipl[i] == val(root, i) - 7, "%d threads: in-place broadcast element %zu", threads,
+              i);
         CHECK(red[i] == sum, "%d threads: sum element %zu: %ld, want %ld", threads, i, red[i],
               sum);
         CHECK(src[i] == sum, "%d threads: in-place sum element %zu", threads, i);
@@ -197,6 +216,7 @@ int main(int argc, char **argv)
     src = shmem_malloc(nelems * sizeof(long));
     red = shmem_malloc(nelems * sizeof(long));
     dst = shmem_malloc((1 + (size_t)npes) * nelems * sizeof(long));
+    ipl = shmem_malloc((1 + (size_t)npes) * nelems * sizeof(long));
     red_buf = shmem_malloc(2 * NCASES * nelems * 8);
     bar_slot = shmem_calloc(4, sizeof(long));
     sync_count = shmem_calloc(16, sizeof(long));
@@ -237,6 +257,7 @@ int main(int argc, char **argv)
     shmem_free(sync_count);
     shmem_free(bar_slot);
     shmem_free(red_buf);
+    shmem_free(ipl);
     shmem_free(dst);
     shmem_free(red);
     shmem_free(src);
