@@ -39,8 +39,8 @@ static SHR_COLD void check_in_place(const char *fn, const void *dest, const void
     }
 }
 
-/* Every collective but the reductions and scans: dest and source apart
- * (spec 1.5 section 6.4: overlapping arguments are undefined). */
+/* Alltoall(s): dest and source apart (spec 1.5 section 6.4: overlapping
+ * arguments are undefined). */
 static SHR_COLD void check_separate(const char *fn, const void *dest, size_t dlen,
                                     const void *src, size_t slen)
 {
@@ -236,7 +236,11 @@ static SHR_COLD void check_bcast(const char *fn, int n, void *dest, const void *
     check_root(fn, root, n);
     shr_check_symmetric(fn, "dest", dest, len);
     shr_check_symmetric(fn, "source", src, len);
-    check_separate(fn, dest, len, src, len);
+    /* the same array: in place, as SOS and Open MPI allow (docs/collectives.md) */
+    if (dest != src && overlaps(dest, len, src, len)) {
+        shr_check_fail(fn, "dest %p and source %p overlap partially (%zu bytes each); pass "
+                           "the same array (in place) or separate arrays", dest, src, len);
+    }
 }
 
 int shr_api_broadcast(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
@@ -265,14 +269,26 @@ void shr_api_broadcast_aset(const char *fn, void *dest, const void *src, size_t 
 
 /* ---- collect / fcollect ---- */
 
-static SHR_COLD void check_collect(const char *fn, int n, void *dest, const void *src, size_t len,
-                                   bool fixed)
+/* collect, fcollect: source apart from dest, or in place: this PE's block
+ * of dest (docs/collectives.md).  collect's offsets and total are known
+ * only after an exchange: a source inside dest is checked with them, by
+ * the cross-PE check (coll_collect.c). */
+static SHR_COLD void check_collect(const char *fn, int n, int me, void *dest, const void *src,
+                                   size_t len, bool fixed)
 {
-    /* collect: the total is known only after the exchange; check our part */
-    size_t dlen = fixed ? (size_t)n * len : len;
+    size_t dlen = fixed ? (size_t)n * len : len, own = (size_t)me * len;
+
     shr_check_symmetric(fn, "dest", dest, dlen);
     shr_check_symmetric(fn, "source", src, len);
-    check_separate(fn, dest, dlen, src, len);
+    if (fixed && src != (char *)dest + own && overlaps(dest, dlen, src, len)) {
+        shr_check_fail(fn, "dest %p (%zu bytes) and source %p (%zu bytes) overlap but source "
+                           "is not this PE's block; pass source = dest + %zu bytes (in place) "
+                           "or separate arrays", dest, dlen, src, len, own);
+    }
+    if (!fixed && (uintptr_t)src < (uintptr_t)dest && overlaps(dest, len, src, len)) {
+        shr_check_fail(fn, "source %p (%zu bytes) overlaps the start of dest %p; pass this "
+                           "PE's block of dest (in place) or separate arrays", src, len, dest);
+    }
 }
 
 int shr_api_collect(const char *fn, shr_team_t *team, void *dest, const void *src, size_t len,
@@ -282,7 +298,7 @@ int shr_api_collect(const char *fn, shr_team_t *team, void *dest, const void *sr
 
     SHR_API_TIMED(fixed ? SHR_PROF_FCOLLECT : SHR_PROF_COLLECT, len,
                   (check_team_call(fn, team),
-                   check_collect(fn, team->n_pes, dest, src, len, fixed)),
+                   check_collect(fn, team->n_pes, team->my_pe, dest, src, len, fixed)),
                   ret = shr_coll_collect(fn, team, dest, src, len, fixed));
     return ret;
 }
@@ -295,7 +311,8 @@ void shr_api_collect_aset(const char *fn, void *dest, const void *src, size_t le
     }
     SHR_API_TIMED(fixed ? SHR_PROF_FCOLLECT : SHR_PROF_COLLECT, len,
                   (check_aset(fn, pSync, dest, len, src, len),
-                   check_collect(fn, PE_size, dest, src, len, fixed)),
+                   check_collect(fn, PE_size, (shr_g.my_pe - PE_start) >> logPE_stride, dest,
+                                 src, len, fixed)),
                   shr_coll_collect_aset(fn, dest, src, len, fixed, PE_start, logPE_stride,
                                         PE_size, pSync));
 }
@@ -404,7 +421,8 @@ int shr_api_collect_req(const char *fn, shr_team_t *team, void *dest, const void
                        "collect with a handle that shmemx_req_split did not mark");
     }
     SHR_API_TIMED(SHR_PROF_FCOLLECT, len,
-                  (check_team_call(fn, team), check_collect(fn, team->n_pes, dest, src, len, true)),
+                  (check_team_call(fn, team),
+                   check_collect(fn, team->n_pes, team->my_pe, dest, src, len, true)),
                   ret = shr_coll_fcollect_mt(fn, team, dest, src, len, n, rank));
     return ret;
 }

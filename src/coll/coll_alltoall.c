@@ -150,6 +150,7 @@ static void alltoall_args(shr_coll_args_t *a, void *dest, const void *src, ptrdi
 
 static void alltoall_sig(shr_coll_sig_t *sig, const shr_coll_args_t *a)
 {
+    memset(sig, 0, sizeof(*sig));
     sig->what[0] = "nelems";
     sig->value[0] = a->nelems;
     sig->what[1] = "dst and sst";

@@ -178,9 +178,9 @@ int shr_coll_broadcast(const char *fn, shr_team_t *team, void *dest, const void 
     shr_coll_t c;
 
     if (SHR_CHECKS_ON()) {
-        shr_coll_sig_t sig = {{"nelems (in bytes)", "PE_root", "dest", "source"},
-                              {len, (uint64_t)root, shr_coll_sym_name(dest),
-                               shr_coll_sym_name(src)}};
+        shr_coll_sig_t sig = {.what = {"nelems (in bytes)", "PE_root", "dest", "source"},
+                              .value = {len, (uint64_t)root, shr_coll_sym_name(dest),
+                                        shr_coll_sym_name(src)}};
         shr_coll_agree_team(fn, team, SHR_COLL_BROADCAST, &sig);
     }
     if (len == 0) {
@@ -199,9 +199,9 @@ void shr_coll_broadcast_aset(const char *fn, void *dest, const void *src, size_t
     shr_coll_t c;
 
     if (SHR_CHECKS_ON()) {
-        shr_coll_sig_t sig = {{"nelems (in bytes)", "PE_root", "dest", "source"},
-                              {len, (uint64_t)root, shr_coll_sym_name(dest),
-                               shr_coll_sym_name(src)}};
+        shr_coll_sig_t sig = {.what = {"nelems (in bytes)", "PE_root", "dest", "source"},
+                              .value = {len, (uint64_t)root, shr_coll_sym_name(dest),
+                                        shr_coll_sym_name(src)}};
         shr_coll_agree_aset(fn, PE_start, logPE_stride, PE_size, pSync, SHR_COLL_BROADCAST,
                             &sig);
     }

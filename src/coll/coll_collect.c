@@ -375,8 +375,11 @@ static void collect_sig(shr_coll_sig_t *sig, void *dest, const void *src, size_t
     memset(sig, 0, sizeof(*sig));
     sig->what[0] = "dest";
     sig->value[0] = shr_coll_sym_name(dest);
-    sig->what[1] = "source";
-    sig->value[1] = shr_coll_sym_name(src);
+    sig->value[1] = shr_coll_sym_name(src); /* compared by the blocks check */
+    sig->blocks = true;
+    sig->dest = dest;
+    sig->src = src;
+    sig->len = len;
     if (fixed) {
         sig->what[2] = "nelems (in bytes)";
         sig->value[2] = len;

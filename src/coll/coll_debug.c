@@ -230,7 +230,51 @@ uint64_t shr_coll_wait_slow(shr_coll_t *c, const uint64_t *addr, uint64_t value,
  * each compares with member 0's, all arrive again (so member 0's line is
  * not overwritten while others read it). */
 
-#define ARGS_WORDS 6
+#define ARGS_WORDS 6 /* the kind, the values, this PE's bytes (sig->blocks) */
+
+/* sig->blocks, between the two arrivals: this PE's offset and the total
+ * from every member's bytes, then where the sources are (shr_coll_sig_t).
+ * A member in another collective is left to the kind check. */
+static SHR_COLD void check_blocks(shr_coll_t *c, const uint64_t *line, const shr_coll_sig_t *sig,
+                                  const char *who)
+{
+    int n = c->team->n_pes, me = c->team->my_pe;
+    uint64_t before = 0, total = 0, src0 = line[2], w[ARGS_WORDS];
+
+    for (int m = 0; m < n; m++) {
+        if (m == me) {
+            memcpy(w, line, sizeof(w));
+        } else {
+            shr_rma_get(NULL, shr_ctx_default, w, line, sizeof(w), shr_coll_wpe(c, m), false);
+        }
+        if (w[0] != line[0]) {
+            return;
+        }
+        src0 = m == 0 ? w[2] : src0;
+        before += m < me ? w[5] : 0;
+        total += w[5];
+    }
+    uintptr_t dest = (uintptr_t)sig->dest, src = (uintptr_t)sig->src;
+    bool mine = src == dest + before, first = src0 == line[1]; /* member 0's is at byte 0 */
+    if (!mine && sig->len != 0 && src < dest + total && dest < src + sig->len) {
+        shr_check_fail(c->fn, "source %p (%zu bytes) overlaps dest %p (%" PRIu64 " bytes) but "
+                       "is not this PE's block, which starts at byte %" PRIu64 "; pass source "
+                       "= dest + %" PRIu64 " bytes (in place) or separate arrays", sig->src,
+                       sig->len, sig->dest, total, before, before);
+    }
+    if (mine != first) {
+        shr_check_fail(c->fn, "PE %d passes %s but PE %d of %s does %s; pass every member's "
+                       "block of dest as its source (in place) or one separate source on all",
+                       shr_g.my_pe, mine ? "its block of dest as source (in place)"
+                                         : "a separate source",
+                       shr_coll_wpe(c, 0), who, first ? "it in place" : "not");
+    }
+    if (!mine && src0 != line[2]) {
+        shr_check_fail(c->fn, "source is %" PRIu64 " on PE %d but %" PRIu64 " on PE %d of %s; "
+                       "every member must pass the same source, or each its block of dest "
+                       "(in place)", line[2], shr_g.my_pe, src0, shr_coll_wpe(c, 0), who);
+    }
+}
 
 static void agree_run(shr_coll_t *c, uint64_t *line, const shr_coll_sig_t *sig)
 {
@@ -241,10 +285,14 @@ static void agree_run(shr_coll_t *c, uint64_t *line, const shr_coll_sig_t *sig)
     for (int i = 0; i < 4; i++) {
         line[1 + i] = sig->value[i];
     }
+    line[5] = sig->len;
     shr_coll_sync_all(c, SHR_CW_AGREE1);
+    describe_members(c, who, sizeof(who));
+    if (sig->blocks) {
+        check_blocks(c, line, sig, who);
+    }
     if (c->team->my_pe != 0) {
         shr_rma_get(NULL, shr_ctx_default, theirs, line, sizeof(theirs), shr_coll_wpe(c, 0), false);
-        describe_members(c, who, sizeof(who));
         if (theirs[0] != line[0]) {
             shr_check_fail(c->fn, "PE %d called a %s on %s while PE %d called a %s; every "
                            "member must call the same collectives in the same order",

@@ -442,10 +442,16 @@ size_t shr_coll_eager_max(void);
 
 /* ---- debug-mode agreement (coll_debug.c) ----
  * Compares `value[i]` (named `what[i]`; NULL = unused) and the kind with
- * member 0's; ends the job on a difference. */
+ * member 0's; ends the job on a difference.  With `blocks` (collect,
+ * fcollect: `len` is this PE's bytes) it also checks where the sources are:
+ * one array apart from dest, the same on every member, or on every member
+ * its own block of dest (in place, shr_coll_src_of). */
 typedef struct shr_coll_sig {
     const char *what[4];
     uint64_t value[4];
+    bool blocks;
+    const void *dest, *src;
+    size_t len;
 } shr_coll_sig_t;
 _Static_assert(1 + SHR_ARRAY_SIZE(((shr_coll_sig_t *)0)->value) <= SHR_SYNC_LINE,
                "the kind and the values fit the debug-args line (SHR_TA_DBG_ARGS)");

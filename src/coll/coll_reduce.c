@@ -231,6 +231,7 @@ void shr_coll_reduce_tree(shr_coll_t *c, const shr_coll_args_t *a)
 static void reduce_sig(shr_coll_sig_t *sig, void *dest, const void *src, size_t count,
                        shr_dtype_t dt, shr_op_t op)
 {
+    memset(sig, 0, sizeof(*sig));
     sig->what[0] = "nreduce";
     sig->value[0] = count;
     sig->what[1] = "type and operator";

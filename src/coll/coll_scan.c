@@ -150,9 +150,10 @@ int shr_coll_scan(const char *fn, shr_team_t *team, void *dest, const void *src,
     shr_coll_t c;
 
     if (SHR_CHECKS_ON()) {
-        shr_coll_sig_t sig = {{"nelems", "type and inclusive/exclusive", "dest", "source"},
-                              {count, (uint64_t)dt << 8 | inclusive, shr_coll_sym_name(dest),
-                               shr_coll_sym_name(src)}};
+        shr_coll_sig_t sig = {
+            .what = {"nelems", "type and inclusive/exclusive", "dest", "source"},
+            .value = {count, (uint64_t)dt << 8 | inclusive, shr_coll_sym_name(dest),
+                      shr_coll_sym_name(src)}};
         shr_coll_agree_team(fn, team, SHR_COLL_SCAN, &sig);
     }
     if (count == 0) {

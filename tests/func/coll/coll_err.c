@@ -41,6 +41,9 @@ int main(int argc, char **argv)
         shmem_long_sum_reduce(SHMEM_TEAM_WORLD, buf + 1, buf, 4);
     } else if (!strcmp(c, "fcollect_overlap")) {
         shmem_fcollectmem(SHMEM_TEAM_WORLD, out, (char *)out + 8, 8);
+    } else if (!strcmp(c, "fcollect_mixed")) {
+        /* PE 0 in place (its block of dest), the others a separate source */
+        shmem_fcollectmem(SHMEM_TEAM_WORLD, out, me == 0 ? (void *)out : (void *)buf, 8);
     } else if (!strcmp(c, "collect_overlap")) {
         shmem_collect64(out, out, 1, 0, 0, 3, psync);
     } else if (!strcmp(c, "bcast_overlap")) {

@@ -3,6 +3,9 @@
  * 4 KiB and 1 MiB, checked exactly against a serial computation, and at 0
  * elements on NULL buffers.
  *
+ * Broadcast, collect and fcollect also in place (source == dest; every
+ * source at its own block of dest), as legacy code uses them.
+ *
  * Member sets: SHMEM_TEAM_WORLD, SHMEM_TEAM_SHARED, split teams with odd
  * strides, and active sets (all PEs; odd PEs: logPE_stride 1).  Forms:
  * team routines on teams, the deprecated active-set routines (pSync, pWrk)
@@ -138,6 +141,29 @@ static void t_bcast(const group_t *g, size_t size, unsigned seed)
     }
 }
 
+/* in place (docs/collectives.md): source == dest; the root keeps its data */
+static void t_bcast_in_place(const group_t *g, size_t size, unsigned seed)
+{
+    int roots[2] = {0, g->size - 1};
+    for (int r = 0; r < 2; r++) {
+        int root = roots[r], data = world_of(g, root) + 2000 + 1000 * r;
+        memset(dst, 0x5a, size + 64);
+        if (g->idx == root) {
+            fill(dst, size, data, seed);
+        }
+        sync_group(g, 0);
+        if (g->team != SHMEM_TEAM_INVALID) {
+            CHECK_EQ(shmem_broadcastmem(g->team, dst, dst, size, root), 0);
+        } else {
+            shmem_broadcast64(dst, dst, size / 8, root, g->start, g->log, g->size, psync[r]);
+        }
+        check_bytes(dst, size, data, seed, 0, "in-place broadcast", g, size);
+        CHECK((unsigned char)dst[size] == 0x5a, "in-place broadcast wrote past dest (%s)",
+              g->name);
+        sync_group(g, 1);
+    }
+}
+
 /* ---- collect and fcollect ---- */
 static size_t collect_len(int i, size_t size)
 {
@@ -148,32 +174,37 @@ static size_t collect_len(int i, size_t size)
     return i == 1 ? 0 : size + (size_t)(i % 3) * 8;
 }
 
-static void t_collect(const group_t *g, size_t size, unsigned seed, bool fixed)
+/* in place (docs/collectives.md): every source is its own block of dest */
+static void t_collect(const group_t *g, size_t size, unsigned seed, bool fixed, bool in_place)
 {
-    size_t mine = fixed ? size : collect_len(g->idx, size), total = 0;
+    size_t mine = fixed ? size : collect_len(g->idx, size), total = 0, at = 0;
     for (int i = 0; i < g->size; i++) {
-        total += fixed ? size : collect_len(i, size);
+        size_t len = fixed ? size : collect_len(i, size);
+        at += i < g->idx ? len : 0;
+        total += len;
     }
-    fill(src, mine, shmem_my_pe(), seed);
+    char *s = in_place ? dst + at : src;
     memset(dst, 0x5a, total + 64);
+    fill(s, mine, shmem_my_pe(), seed);
     sync_group(g, 0);
     if (g->team != SHMEM_TEAM_INVALID) {
-        int ret = fixed ? shmem_fcollectmem(g->team, dst, src, mine)
-                        : shmem_collectmem(g->team, dst, src, mine);
+        int ret = fixed ? shmem_fcollectmem(g->team, dst, s, mine)
+                        : shmem_collectmem(g->team, dst, s, mine);
         CHECK_EQ(ret, 0);
     } else if (fixed) {
-        shmem_fcollect64(dst, src, mine / 8, g->start, g->log, g->size, psync[0]);
+        shmem_fcollect64(dst, s, mine / 8, g->start, g->log, g->size, psync[0]);
     } else {
-        shmem_collect64(dst, src, mine / 8, g->start, g->log, g->size, psync[0]);
+        shmem_collect64(dst, s, mine / 8, g->start, g->log, g->size, psync[0]);
     }
+    const char *what = fixed ? (in_place ? "in-place fcollect" : "fcollect")
+                             : (in_place ? "in-place collect" : "collect");
     size_t off = 0;
     for (int i = 0; i < g->size; i++) {
         size_t len = fixed ? size : collect_len(i, size);
-        check_bytes(dst + off, len, world_of(g, i), seed, 0, fixed ? "fcollect" : "collect", g,
-                    size);
+        check_bytes(dst + off, len, world_of(g, i), seed, 0, what, g, size);
         off += len;
     }
-    CHECK((unsigned char)dst[total] == 0x5a, "collect wrote past dest (%s)", g->name);
+    CHECK((unsigned char)dst[total] == 0x5a, "%s wrote past dest (%s)", what, g->name);
     sync_group(g, 1);
 }
 
@@ -443,12 +474,15 @@ static void run_group(group_t *g)
         seed += 17;
         if (want("broadcast")) {
             t_bcast(g, size, seed);
+            t_bcast_in_place(g, size, seed);
         }
         if (want("fcollect")) {
-            t_collect(g, size, seed, true);
+            t_collect(g, size, seed, true, false);
+            t_collect(g, size, seed, true, true);
         }
         if (want("collect")) {
-            t_collect(g, size, seed, false);
+            t_collect(g, size, seed, false, false);
+            t_collect(g, size, seed, false, true);
         }
         if (want("alltoall")) {
             t_alltoall(g, size, seed, false);

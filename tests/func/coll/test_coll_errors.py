@@ -92,21 +92,34 @@ def reduce_overlap():
 
 @case
 def fcollect_overlap():
+    # source = dest + 8 bytes: PE 1's block, so in place on PE 1 only
     expect(run("fcollect_overlap", DEBUG), 1, [error(
         "shmem_fcollectmem", r"dest 0x[0-9a-f]+ \(24 bytes\) and source 0x[0-9a-f]+ \(8 bytes\) "
-        "overlap", "separate arrays")])
+        "overlap but source is not this PE's block", r"pass source = dest \+ (0|16) bytes "
+        r".in place. or separate arrays")])
+
+
+@case
+def fcollect_mixed():
+    expect(run("fcollect_mixed", DEBUG), 1, [error(
+        "shmem_fcollectmem", "PE [12] passes a separate source but PE 0 of SHMEM_TEAM_WORLD "
+        "does it in place", "block of dest as its source .in place. or one separate source")])
 
 
 @case
 def collect_overlap():
+    # every PE passes dest itself: in place only on PE 0
     expect(run("collect_overlap", DEBUG), 1, [error(
-        "shmem_collect64", "dest .* and source .* overlap", "separate arrays")])
+        "shmem_collect64", r"source 0x[0-9a-f]+ \(8 bytes\) overlaps dest 0x[0-9a-f]+ \(24 "
+        r"bytes\) but is not this PE's block, which starts at byte (8|16)",
+        r"pass source = dest \+ (8|16) bytes .in place. or separate arrays")])
 
 
 @case
 def bcast_overlap():
     expect(run("bcast_overlap", DEBUG), 1, [error(
-        "shmem_broadcastmem", "dest .* and source .* overlap", "separate arrays")])
+        "shmem_broadcastmem", "dest .* and source .* overlap partially",
+        "same array .in place. or separate arrays")])
 
 
 @case
