@@ -186,7 +186,7 @@ static void gather_leader(shr_coll_t *c, const shr_hier_t *h, const layout_t *la
             continue;
         }
         /* VAL: 0 = pushed, else the bytes to copy + 1 */
-        if (push) {
+        if (push && total != 0) { /* dest may be NULL when nobody gives data */
             memcpy(shr_ptr(dest, shr_coll_wpe(c, m)), dest, total);
         }
         *shr_hier_word(c, h, m, h->val) = push ? 0 : total + 1;
