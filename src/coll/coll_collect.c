@@ -70,20 +70,22 @@ static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
         }
     }
     bool eager = a->len <= cap;
-    /* the header is the size + 1: receivers learn where the payload is */
+    /* the header is the size + 1: receivers learn where the payload is.
+     * A block too big for the slot is pulled; its slot says where my source
+     * lies from dest (8 bytes <= cap), so a receiver sees whether it is my
+     * block (in place), which its own source cannot tell when its block is
+     * empty and last (its address is also the next array's) */
+    uint64_t from = (uint64_t)((uintptr_t)a->src - (uintptr_t)a->dest);
     for (int k = 1; k < n; k++) {
         int m = shr_coll_rel(c, k);
-        shr_coll_slot_send(c, m, shr_coll_slot_of(me, m), sw, a->len + 1, a->src,
-                           eager ? a->len : 0);
+        shr_coll_slot_send(c, m, shr_coll_slot_of(me, m), sw, a->len + 1,
+                           eager ? a->src : (const void *)&from, eager ? a->len : sizeof(from));
     }
     /* every size, then every offset */
     for (int m = 0; m < n; m++) {
         lens[m] = m == me ? a->len : shr_coll_slot_wait_from(c, m, sw) - 1;
     }
-    size_t off = 0, my_off = 0;
-    for (int m = 0; m < me; m++) {
-        my_off += lens[m];
-    }
+    size_t off = 0;
     for (int m = 0; m < n; m++) {
         size_t len = lens[m];
         if (m == me) {
@@ -95,8 +97,11 @@ static void flat_exchange(shr_coll_t *c, const shr_coll_args_t *a, size_t sw)
             }
             shr_coll_slot_clear(c, i, sw, len);
         } else {
-            shr_coll_get(c, dest + off, shr_coll_src_of(a, my_off, off), len, m);
-            shr_coll_slot_clear(c, shr_coll_slot_of(m, me), sw, 0);
+            size_t i = shr_coll_slot_of(m, me);
+            uint64_t at;
+            memcpy(&at, shr_coll_slot_payload(c, i, sw, sizeof(at)), sizeof(at));
+            shr_coll_get(c, dest + off, at == off ? dest + off : a->src, len, m);
+            shr_coll_slot_clear(c, i, sw, sizeof(at));
             shr_coll_add(c, m, SHR_CW_DONE, 1);
         }
         off += len;

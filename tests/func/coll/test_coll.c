@@ -208,6 +208,31 @@ static void t_collect(const group_t *g, size_t size, unsigned seed, bool fixed, 
     sync_group(g, 1);
 }
 
+/* Apart, though the source starts right after the collected bytes and the
+ * last member gives none: a source of 0 bytes overlaps nothing, so that
+ * member's source, at its empty block's address, is not in place (the
+ * pulling algorithms then read every member's source, not its dest). */
+static void t_collect_after(const group_t *g, size_t size, unsigned seed)
+{
+    size_t len = size + 8, total = (size_t)(g->size - 1) * len;
+    size_t mine = g->idx == g->size - 1 ? 0 : len;
+    char *s = dst + total;
+
+    memset(dst, 0x5a, total);
+    fill(s, mine, shmem_my_pe(), seed);
+    sync_group(g, 0);
+    if (g->team != SHMEM_TEAM_INVALID) {
+        CHECK_EQ(shmem_collectmem(g->team, dst, s, mine), 0);
+    } else {
+        shmem_collect64(dst, s, mine / 8, g->start, g->log, g->size, psync[0]);
+    }
+    for (int i = 0; i + 1 < g->size; i++) {
+        check_bytes(dst + (size_t)i * len, len, world_of(g, i), seed, 0,
+                    "collect, the source right after dest", g, size);
+    }
+    sync_group(g, 1);
+}
+
 /* ---- alltoall(s) ---- */
 static void t_alltoall(const group_t *g, size_t size, unsigned seed, bool strided)
 {
@@ -483,6 +508,7 @@ static void run_group(group_t *g)
         if (want("collect")) {
             t_collect(g, size, seed, false, false);
             t_collect(g, size, seed, false, true);
+            t_collect_after(g, size, seed);
         }
         if (want("alltoall")) {
             t_alltoall(g, size, seed, false);
