@@ -195,49 +195,21 @@ __attribute__((target("avx512f"), noinline)) static void shr_copy_once_wide(char
     shr_move_once(d + len - 8, s + len - 8, 8);
 }
 
-/* Copies len (64 * k + 8 to 128 * k) bytes in k 64-byte moves from the
- * start and k from the end, every load before any store (as glibc's
- * memcpy does): the first and the last 8 bytes in one move each, the last
- * move last.  Each shape stores its last move after shr_fence_stores: the
- * compiler may otherwise reorder plain stores (clang put the last 64 bytes
- * of a 136-byte copy before the third move). */
-__attribute__((target("avx512f"))) static SHR_ALWAYS_INLINE void
-shr_copy_ends64(char *d, const char *s, size_t len, unsigned k)
-{
-    shr_v64_once_t v[8];
-
-#pragma GCC unroll 4
-    for (unsigned i = 0; i < k; i++) {
-        v[i] = *(const shr_v64_once_t *)(s + 64 * i);
-        v[k + i] = *(const shr_v64_once_t *)(s + len - 64 * (k - i));
-    }
-#pragma GCC unroll 4
-    for (unsigned i = 0; i < k; i++) {
-        *(shr_v64_once_t *)(d + 64 * i) = v[i];
-    }
-#pragma GCC unroll 4
-    for (unsigned i = 0; i + 1 < k; i++) {
-        *(shr_v64_once_t *)(d + len - 64 * (k - i)) = v[k + i];
-    }
-    shr_fence_stores();
-    *(shr_v64_once_t *)(d + len - 64) = v[2 * k - 1];
-}
-
 /* shr_copy_once from 33 bytes to copy_wide_max on a CPU with 64-byte moves
- * (shr_copy_select), each shape storing the first and the last 8 bytes
- * once, the last ones last:
- *   40-64 B: one 32-byte move from each end;
- *   72-128, 136-256, 264-512 B: one, two or four 64-byte moves from each
- *     end (shr_copy_ends64);
+ * (shr_copy_select), for the lengths shr_copy_once does not copy inline
+ * (shr_copy_ends_asm: 40-64, 72-128, 136-256, 264-512 B), each shape
+ * storing the first and the last 8 bytes once, the last ones last:
  *   520 B-2 KiB, where neither end's 8 bytes cross a cache line (an 8-byte
  *     aligned put): the first and last 64 bytes, the destination's lines
  *     between them whole, one a turn; from 2 KiB shr_copy_wide;
  *   else the head's and the tail's 8 bytes around two moves of 16, 32 or
  *     64 bytes, or shr_copy_wide above 144 B.
- * No call, nothing pushed: a put + quiet waits for every store, the
- * stack's too, and for every instruction between the fence and the copy
- * (bench/README.md, "Blocking latency, one node").  Aligned: where the
- * linker left it 48 bytes into a line the 64 B put flood ran 10 % slower. */
+ * Over 512 B first: the rest are the few lengths between the inline
+ * shapes.  No call, nothing pushed: a put + quiet waits for every store,
+ * the stack's too, and for every instruction between the fence and the
+ * copy (bench/README.md, "Blocking latency, one node").  Aligned: where
+ * the linker left it 48 bytes into a line the 64 B put flood ran 10 %
+ * slower. */
 __attribute__((target("avx512f"), aligned(64))) static void
 shr_copy_once_vec(void *dest, const void *src, size_t len)
 {
@@ -246,66 +218,41 @@ shr_copy_once_vec(void *dest, const void *src, size_t len)
     uintptr_t first = (uintptr_t)d, last = (uintptr_t)d + len - 8;
     size_t n = len - 16;
 
-    if (len <= 64) {
-        if (len >= 40) {
-            shr_v32_once_t head = *(const shr_v32_once_t *)s;
-            shr_v32_once_t tail = *(const shr_v32_once_t *)(s + len - 32);
-
-            *(shr_v32_once_t *)d = head;
-            shr_fence_stores();
-            *(shr_v32_once_t *)(d + len - 32) = tail;
-            return;
-        }
-    } else {
+    if (len > 64) {
         s = shr_copy_src_after(s, d);
-        if (len >= 72 && len <= 128) {
-            shr_copy_ends64(d, s, len, 1);
+    }
+    if (len > 512) {
+        if (SHR_UNLIKELY(len > copy_wide_max)) { /* half the L1 */
+            shr_copy_once_call(d, s, len);
             return;
         }
-        if (len >= 136 && len <= 256) {
-            shr_copy_ends64(d, s, len, 2);
+        /* neither end's 8 bytes cross a cache line (each term is below
+         * 71: the OR reaches 64 only if one of them does) */
+        if ((((first & 63) + 7) | ((last & 63) + 7)) >= 64) {
+            shr_copy_once_wide(d, s, len);
             return;
         }
-        if (len >= 264 && len <= 512) {
-            shr_copy_ends64(d, s, len, 4);
+        if (len >= SHR_COPY_SKEW_MIN_LEN) {
+            shr_copy_wide(d, s, len);
             return;
         }
-        if (len <= 512) {
-            /* the gaps between the shapes (65-71, 129-135, 257-263 B): there
-             * the first and last 64 bytes overlap the other end's 8 bytes */
-            if (n > 128) {
-                shr_copy_once_wide(d, s, len);
-                return;
-            }
-        } else {
-            if (SHR_UNLIKELY(len > copy_wide_max)) { /* half the L1 */
-                shr_copy_once_call(d, s, len);
-                return;
-            }
-            /* neither end's 8 bytes cross a cache line (each term is below
-             * 71: the OR reaches 64 only if one of them does) */
-            if ((((first & 63) + 7) | ((last & 63) + 7)) >= 64) {
-                shr_copy_once_wide(d, s, len);
-                return;
-            }
-            if (len >= SHR_COPY_SKEW_MIN_LEN) {
-                shr_copy_wide(d, s, len);
-                return;
-            }
-            shr_v64_once_t head = *(const shr_v64_once_t *)s;
-            shr_v64_once_t tail = *(const shr_v64_once_t *)(s + len - 64);
-            size_t skip = 64 - (first & 63);
-            char *dd = d + skip, *end = d + len - 64;
-            const char *ss = s + skip;
+        shr_v64_once_t head = *(const shr_v64_once_t *)s;
+        shr_v64_once_t tail = *(const shr_v64_once_t *)(s + len - 64);
+        size_t skip = 64 - (first & 63);
+        char *dd = d + skip, *end = d + len - 64;
+        const char *ss = s + skip;
 
-            *(shr_v64_once_t *)d = head;
-            for (; dd < end; dd += 64, ss += 64) {
-                _mm512_store_si512(dd, _mm512_loadu_si512(ss));
-            }
-            shr_fence_stores();
-            *(shr_v64_once_t *)end = tail;
-            return;
+        *(shr_v64_once_t *)d = head;
+        for (; dd < end; dd += 64, ss += 64) {
+            _mm512_store_si512(dd, _mm512_loadu_si512(ss));
         }
+        shr_fence_stores();
+        *(shr_v64_once_t *)end = tail;
+        return;
+    }
+    if (n > 128) {
+        shr_copy_once_wide(d, s, len);
+        return;
     }
     shr_move_once(d, s, 8);
     if (n <= 32) {
@@ -334,6 +281,8 @@ shr_copy_once_vec(void *dest, const void *src, size_t len)
 
 shr_copy_fn_t *shr_copy_once_long = shr_copy_once_call;
 SHR_PLUGIN_EXPORT(copy_once_long);
+size_t shr_copy_inline_max;
+SHR_PLUGIN_EXPORT(copy_inline_max);
 
 /* auto: AMD CPUs with AVX-512 (Zen 4 and later), the only ones measured,
  * where memcpy's rep movsb is the slow part; Intel's rep movsb is its fast
@@ -343,6 +292,7 @@ size_t shr_copy_select(int mode)
     copy_wide_max = 0;
     copy_movsb_min = SIZE_MAX;
     shr_copy_once_long = shr_copy_once_call;
+    shr_copy_inline_max = 0;
 #if defined(__x86_64__)
     __builtin_cpu_init();
     if (mode == SHR_SHM_COPY_MEMCPY || !__builtin_cpu_supports("avx512f") ||
@@ -354,6 +304,7 @@ size_t shr_copy_select(int mode)
     copy_wide_max = (l1 > 0 ? (size_t)l1 : (size_t)32 << 10) / 2;
     copy_movsb_min = SHR_COPY_SKEW_END_LEN;
     shr_copy_once_long = shr_copy_once_vec;
+    shr_copy_inline_max = 512;
 #else
     (void)mode;
 #endif

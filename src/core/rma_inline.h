@@ -105,10 +105,11 @@ void shr_copy_skewed(void *dest, const void *src, size_t len);
  * twice, as memcpy's are.  Thread-safe; core/rma.c. */
 void shr_copy_window(void *dest, const void *src, size_t len) SHR_PLUGIN_IMPORT(copy_window);
 
-/* Chooses the copies of shr_copy_window and shr_copy_once_long once, at
- * init, for SHIMMER_SHM_COPY (`mode`: SHR_SHM_COPY_*); until then
- * shr_copy_window takes neither the vector loop nor rep movsb, nor
- * shr_copy_once_long the vector copy.  Returns the longest copy the vector loop
+/* Chooses the copies of shr_copy_window and shr_copy_once (through
+ * shr_copy_once_long and shr_copy_inline_max) once, at init, for
+ * SHIMMER_SHM_COPY (`mode`: SHR_SHM_COPY_*); until then shr_copy_window
+ * takes neither the vector loop nor rep movsb, nor shr_copy_once a
+ * vector copy.  Returns the longest copy the vector loop
  * takes (0: none, and no rep movsb).
  * Not thread-safe: call before any transfer. */
 size_t shr_copy_select(int mode);
@@ -188,6 +189,77 @@ typedef void shr_copy_fn_t(void *dest, const void *src, size_t len);
  * Thread-safe once set. */
 extern shr_copy_fn_t *shr_copy_once_long SHR_PLUGIN_IMPORT(copy_once_long);
 
+/* The longest copy shr_copy_once makes inline (shr_copy_ends_asm): 512
+ * where shr_copy_select chose shr_copy_once_vec, else 0.  One compare
+ * then sends every other length to shr_copy_once_long. */
+extern size_t shr_copy_inline_max SHR_PLUGIN_IMPORT(copy_inline_max);
+
+#if defined(__x86_64__)
+/* One move of `width` bytes from each end, `mov` into registers `reg`0-1. */
+#define SHR_COPY_ENDS_ONE(mov, reg, width)                                                     \
+    __asm__ volatile(mov " (%[s]), %%" reg "0\n\t" mov " -" width "(%[s],%[n]), %%" reg "1\n\t" \
+                     mov " %%" reg "0, (%[d])\n\t" mov " %%" reg "1, -" width "(%[d],%[n])\n\t"  \
+                     "vzeroupper"                                                              \
+                     :                                                                         \
+                     : [s] "r"(s), [d] "r"(d), [n] "r"(len)                                    \
+                     : "xmm0", "xmm1", "memory")
+/* Copies len bytes with `each` bytes of moves from each end: one 32-byte
+ * move (40-64 B), or one, two or four 64-byte moves (72-128, 136-256,
+ * 264-512 B); every load before any store, the last move last, so that
+ * the first and the last 8 bytes are each stored once, in one store.  In
+ * asm so that it inlines into the put shims, built without AVX-512: no
+ * pointer load, no jump through shr_copy_once_long (interleaved
+ * launches: put + quiet 256 B and 512 B 0.2 ns faster, bench/README.md,
+ * "Blocking latency, one node").  GCC's AVX-512 vector types there
+ * realigned the shim's stack (pushes, which a quiet's fence waits for),
+ * and its intrinsics do not inline there.  zmm0-7 then vzeroupper, as
+ * glibc's AVX-512 memcpy.  Only where shr_copy_inline_max says the CPU
+ * has them. */
+static SHR_ALWAYS_INLINE void shr_copy_ends_asm(void *d, const void *s, size_t len, unsigned each)
+{
+    if (each == 32) {
+        SHR_COPY_ENDS_ONE("vmovdqu", "ymm", "32");
+    } else if (each == 4 * 64) {
+        __asm__ volatile("vmovdqu64 (%[s]), %%zmm0\n\t"
+                         "vmovdqu64 64(%[s]), %%zmm1\n\t"
+                         "vmovdqu64 128(%[s]), %%zmm2\n\t"
+                         "vmovdqu64 192(%[s]), %%zmm3\n\t"
+                         "vmovdqu64 -256(%[s],%[n]), %%zmm4\n\t"
+                         "vmovdqu64 -192(%[s],%[n]), %%zmm5\n\t"
+                         "vmovdqu64 -128(%[s],%[n]), %%zmm6\n\t"
+                         "vmovdqu64 -64(%[s],%[n]), %%zmm7\n\t"
+                         "vmovdqu64 %%zmm0, (%[d])\n\t"
+                         "vmovdqu64 %%zmm1, 64(%[d])\n\t"
+                         "vmovdqu64 %%zmm2, 128(%[d])\n\t"
+                         "vmovdqu64 %%zmm3, 192(%[d])\n\t"
+                         "vmovdqu64 %%zmm4, -256(%[d],%[n])\n\t"
+                         "vmovdqu64 %%zmm5, -192(%[d],%[n])\n\t"
+                         "vmovdqu64 %%zmm6, -128(%[d],%[n])\n\t"
+                         "vmovdqu64 %%zmm7, -64(%[d],%[n])\n\t"
+                         "vzeroupper"
+                         :
+                         : [s] "r"(s), [d] "r"(d), [n] "r"(len)
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+                           "memory");
+    } else if (each == 2 * 64) {
+        __asm__ volatile("vmovdqu64 (%[s]), %%zmm0\n\t"
+                         "vmovdqu64 64(%[s]), %%zmm1\n\t"
+                         "vmovdqu64 -128(%[s],%[n]), %%zmm2\n\t"
+                         "vmovdqu64 -64(%[s],%[n]), %%zmm3\n\t"
+                         "vmovdqu64 %%zmm0, (%[d])\n\t"
+                         "vmovdqu64 %%zmm1, 64(%[d])\n\t"
+                         "vmovdqu64 %%zmm2, -128(%[d],%[n])\n\t"
+                         "vmovdqu64 %%zmm3, -64(%[d],%[n])\n\t"
+                         "vzeroupper"
+                         :
+                         : [s] "r"(s), [d] "r"(d), [n] "r"(len)
+                         : "xmm0", "xmm1", "xmm2", "xmm3", "memory");
+    } else {
+        SHR_COPY_ENDS_ONE("vmovdqu64", "zmm", "64");
+    }
+}
+#endif
+
 /* Copies into memory another PE may be watching, storing every byte once.
  * glibc's memcpy covers a short or ragged range with overlapping head and
  * tail blocks (8 bytes are two 8-byte stores to the same place): a PE that
@@ -195,10 +267,31 @@ extern shr_copy_fn_t *shr_copy_once_long SHR_PLUGIN_IMPORT(copy_once_long);
  * old value come back with the second.  That broke the put + wait_until
  * ping-pong (openshmem-examples' sping lost messages).  The first and last
  * 8 bytes, the words programs poll, get one store each, the last one last;
- * above 32 bytes through shr_copy_once_long. */
+ * above 32 bytes inline (shr_copy_ends_asm) or through shr_copy_once_long. */
 static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t len)
 {
-    if (len > 32) {
+    if (SHR_UNLIKELY(len > 32)) {
+#if defined(__x86_64__)
+        if (len <= shr_copy_inline_max) {
+            const char *s = shr_copy_src_after((const char *)src, (const char *)dest);
+
+            if (len <= 64) {
+                if (len >= 40) { /* the loads need not wait here */
+                    shr_copy_ends_asm(dest, src, len, 32);
+                    return;
+                }
+            } else if (len - 264 <= 512 - 264) {
+                shr_copy_ends_asm(dest, s, len, 4 * 64);
+                return;
+            } else if (len - 136 <= 256 - 136) {
+                shr_copy_ends_asm(dest, s, len, 2 * 64);
+                return;
+            } else if (len - 72 <= 128 - 72) {
+                shr_copy_ends_asm(dest, s, len, 64);
+                return;
+            }
+        }
+#endif
         shr_copy_once_long(dest, src, len);
         return;
     }
