@@ -393,6 +393,9 @@ _Noreturn void shr_boot_peer_lost(const char *msg)
         ops->peer_lost(msg);
     }
     sleep(SHR_BOOT_PEER_GRACE_S);
+    /* the job goes on: a failure after all, and mpirun prints no abort's
+     * reason, so this PE's own line says it */
+    shr_error("%s; ending the job", msg);
     shr_boot_abort(1, msg);
 }
 SHR_PLUGIN_EXPORT(boot_peer_lost);

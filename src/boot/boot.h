@@ -87,7 +87,8 @@ _Noreturn void shr_boot_abort(int status, const char *msg);
 /* The transport saw another PE's process vanish; `msg` says which and how
  * (one line, no prefix).  Ends this process so that the launcher reports the
  * dead PE's own status (its signal or exit code), not this PE's: the launcher
- * gets a moment to do so, then the job ends with status 1.  Never returns.
+ * gets a moment to do so, and this PE prints nothing meanwhile; then `msg`
+ * is its error line and the job ends with status 1.  Never returns.
  * Safe from any thread, even the transport's progress. */
 _Noreturn void shr_boot_peer_lost(const char *msg) SHR_PLUGIN_IMPORT(boot_peer_lost);
 
