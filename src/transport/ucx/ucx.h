@@ -130,6 +130,7 @@ typedef struct shr_ucx {
     bool strong_fence;               /* fence must flush (multi-rail UCX < 1.14) */
     bool cpu_atomics;                /* UCX_ATOMIC_MODE=cpu (Shimmer's default) */
     int finalizing;                  /* peer failures are expected now */
+    int ending;                      /* a peer is gone: the job ends, UCX's lines are noise */
     uint64_t activity;               /* progress calls by application threads */
     int waiters;                     /* application threads in a wait of this transport */
     size_t coalesce_max;             /* longest put coalesced; 0: none is */
@@ -165,8 +166,26 @@ static SHR_ALWAYS_INLINE void shr_ucx_touch(void)
 shr_status_t shr_ucx_status(ucs_status_t status, const char *what_fmt, ...)
     __attribute__((format(printf, 2, 3)));
 /* Ends the job after a failed operation on `pe`: one line naming the
- * operation, the PE, its host and UCX's reason.  Thread-safe. */
+ * operation, the PE, its host and UCX's reason (through shr_ucx_end).
+ * Thread-safe. */
 _Noreturn SHR_COLD void shr_ucx_fatal(ucs_status_t status, const char *op, int pe);
+/* The same for `what` (a routine, or what the library was doing). */
+_Noreturn SHR_COLD void shr_ucx_fail(ucs_status_t status, const char *what);
+/* Ends the job with `line` (without "ending the job", added when printed):
+ * at once, or, if `status` says a peer is gone (refused, reset, timed
+ * out), after the launcher's grace (shr_boot_peer_lost): the job is
+ * usually ending already, by shmem_global_exit or a PE's death, and the
+ * launcher says why.  Once a peer is gone UCX's own lines are not printed
+ * (shr_ucx.ending). */
+_Noreturn SHR_COLD void shr_ucx_end(ucs_status_t status, const char *line);
+/* Installs the filter of UCX's own log lines (once per process, from
+ * attach): UCX prints an error itself before it returns it to us. */
+void shr_ucx_log_attach(void);
+/* Between begin and end, UCX's warnings and errors on the calling thread
+ * are not printed; the first one's text goes to `buf` (`len` bytes, ""
+ * if none) for the caller's own line.  Not nested. */
+void shr_ucx_log_capture_begin(char *buf, size_t len);
+void shr_ucx_log_capture_end(void);
 
 /* ---- ucx_init.c ---- */
 /* TSan does not know membarrier: there the two sides of the switch to a
@@ -315,6 +334,11 @@ static SHR_ALWAYS_INLINE bool shr_ucx_offloads(const shr_cmpl_t *c)
 /* The peer entry of `pe` on `w`, connecting on first use.  Called with w's
  * lock held.  Ends the job if `pe` cannot be reached. */
 SHR_COLD shr_ucx_peer_t *shr_ucx_peer_connect(shr_ucx_worker_t *w, int pe);
+/* The same without ending the job: UCX's status (UCS_OK: *peer_p set) and
+ * UCX's own line about a failure in `why` (`len` bytes; "" if none).  For
+ * the final barrier's watch, where a peer may have left already. */
+SHR_COLD ucs_status_t shr_ucx_peer_try(shr_ucx_worker_t *w, int pe, char *why, size_t len,
+                                       shr_ucx_peer_t **peer_p);
 void shr_ucx_peer_close(shr_ucx_worker_t *w, int pe, bool force);
 
 /* ---- ucx_progress.c ---- */

@@ -4,7 +4,10 @@
  * Error handling is UCX's peer mode: if a peer's process or host dies, UCX
  * reports it on the endpoint and the job ends with a line naming the PE,
  * its host and UCX's reason -- unless the library is finalizing, when
- * peers that already left are expected.
+ * peers that already left are expected.  A connection to a peer that has
+ * exited fails the same way; both leave the report to the launcher first
+ * (shr_boot_peer_lost), since a job that ends by shmem_global_exit or by a
+ * PE's death loses its peers as a matter of course.
  */
 #include "transport/ucx/ucx_inline.h"
 
@@ -29,13 +32,15 @@ static void shr_ucx_ep_failed(void *arg, ucp_ep_h ep, ucs_status_t status)
     if (__atomic_load_n(&shr_ucx.finalizing, __ATOMIC_ACQUIRE)) {
         return;
     }
+    __atomic_store_n(&shr_ucx.ending, 1, __ATOMIC_RELAXED); /* UCX's lines: noise from here */
     snprintf(line, sizeof(line), "the connection to PE %d (on %s) failed: UCX: %s", pe,
              remote != NULL ? remote->host : "another node", ucs_status_string(status));
     shr_debug(SHR_LOG_UCX, "%s; leaving it to the launcher to report", line);
     shr_boot_peer_lost(line);
 }
 
-shr_ucx_peer_t *shr_ucx_peer_connect(shr_ucx_worker_t *w, int pe)
+ucs_status_t shr_ucx_peer_try(shr_ucx_worker_t *w, int pe, char *why, size_t len,
+                              shr_ucx_peer_t **peer_p)
 {
     shr_ucx_remote_t *remote = shr_ucx_remote_get(pe);
     shr_ucx_peer_t *peer;
@@ -56,9 +61,19 @@ shr_ucx_peer_t *shr_ucx_peer_connect(shr_ucx_worker_t *w, int pe)
     params.err_mode = UCP_ERR_HANDLING_MODE_PEER;
     params.err_handler.cb = shr_ucx_ep_failed;
     params.err_handler.arg = (void *)(intptr_t)pe;
+    /* a peer that has exited refuses the connection, and UCX says so
+     * itself: its line joins ours (shr_ucx_peer_connect), or none */
+    shr_ucx_log_capture_begin(why, len);
     st = ucp_ep_create(w->worker, &params, &peer->ep);
+    shr_ucx_log_capture_end();
     if (st != UCS_OK) {
-        shr_ucx_fatal(st, "connecting to", pe);
+        shr_debug(SHR_LOG_UCX, "connecting to PE %d on %s: UCX: %s%s%s", pe, remote->host,
+                  ucs_status_string(st), why[0] != '\0' ? ": " : "", why);
+        free(peer);
+        return st;
+    }
+    if (why[0] != '\0') {
+        shr_warn("connecting to PE %d (on %s): UCX: %s", pe, remote->host, why);
     }
     if (shr_ucx_rkey_unpack(remote, peer, pe) != SHR_OK) {
         shr_fatal(1, "cannot use the memory keys of a PE on another node (see the error above)");
@@ -66,7 +81,31 @@ shr_ucx_peer_t *shr_ucx_peer_connect(shr_ucx_worker_t *w, int pe)
     shr_debug(SHR_LOG_UCX, "connected to PE %d on %s", pe, remote->host);
     /* readers of the table hold the worker's lock or are its only thread */
     w->peers[pe] = peer;
-    return peer;
+    *peer_p = peer;
+    return UCS_OK;
+}
+
+/* A PE that cannot be reached has usually exited: the job is ending
+ * (shmem_global_exit, or it died and its launcher ends every PE), and that
+ * launcher reports it.  So this PE says nothing unless the job goes on;
+ * then one line, with UCX's own reason, says which PE it could not reach. */
+shr_ucx_peer_t *shr_ucx_peer_connect(shr_ucx_worker_t *w, int pe)
+{
+    shr_ucx_peer_t *peer;
+    char why[256], line[640];
+    ucs_status_t st = shr_ucx_peer_try(w, pe, why, sizeof(why), &peer);
+    const shr_ucx_remote_t *remote;
+
+    if (st == UCS_OK) {
+        return peer;
+    }
+    remote = shr_ucx.remote[pe];
+    snprintf(line, sizeof(line),
+             "connecting to PE %d (on %s) failed: UCX: %s%s%s%s; if that PE is running, check "
+             "that this node reaches %s (a firewall, or set UCX_NET_DEVICES to an interface "
+             "the nodes share)", pe, remote->host, ucs_status_string(st),
+             why[0] != '\0' ? " (" : "", why, why[0] != '\0' ? ")" : "", remote->host);
+    shr_ucx_end(st, line);
 }
 
 void shr_ucx_peer_close(shr_ucx_worker_t *w, int pe, bool force)

@@ -76,6 +76,7 @@ static void shr_ucx_config_check(void)
  * thread. */
 static void shr_ucx_attach(void)
 {
+    shr_ucx_log_attach(); /* UCX's lines at a job's end (ucx_status.c) */
     if (shr_env_get_raw("UCX_ERROR_SIGNALS") == NULL &&
         shr_env_get_raw("UCX_HANDLE_ERRORS") == NULL && ucs_global_opts.handle_errors != 0) {
         for (unsigned i = 0; i < ucs_global_opts.error_signals.count; i++) {
@@ -492,6 +493,7 @@ static shr_status_t shr_ucx_init(const char *routine, unsigned *caps_p)
         return SHR_ERR_NO_MEMORY;
     }
     shr_ucx.finalizing = 0;
+    shr_ucx.ending = 0;
     shr_ucx.active = true;
     shr_ucx.barrier = shr_ucx_barrier_init();
     if (shr_ucx.wakeup && shr_ucx_progress_thread_wanted()) {

@@ -261,8 +261,7 @@ void shr_ucx_fence_op(shr_ctx_t *ctx)
         shr_ucx_unlock(w, locked);
     }
     if (SHR_UNLIKELY(st != UCS_OK)) {
-        shr_ucx_status(st, "shmem_fence");
-        shr_fatal(1, "shmem_fence failed in UCX");
+        shr_ucx_fail(st, "shmem_fence");
     }
 }
 
@@ -288,8 +287,7 @@ void shr_ucx_quiet_op(shr_ctx_t *ctx, const int *pes, size_t npes)
     done = shr_ucx_cmpl_wait(w, c);
     shr_ucx_agg_wait(w, sent);
     if (SHR_UNLIKELY(st != UCS_OK || done != UCS_OK)) {
-        shr_ucx_status(st != UCS_OK ? st : done, "shmem_quiet");
-        shr_fatal(1, "shmem_quiet failed in UCX");
+        shr_ucx_fail(st != UCS_OK ? st : done, "shmem_quiet");
     }
 }
 
@@ -304,8 +302,7 @@ void shr_ucx_wait_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
     shr_ucx_adopt(w); /* a handle's part waited from another thread */
     st = shr_ucx_cmpl_wait(w, cmpl);
     if (SHR_UNLIKELY(st != UCS_OK)) {
-        shr_ucx_status(st, "completing operations on other nodes");
-        shr_fatal(1, "an operation on another node failed in UCX");
+        shr_ucx_fail(st, "completing operations on other nodes");
     }
 }
 
@@ -363,8 +360,7 @@ void shr_ucx_flush_op(shr_ctx_t *ctx, const int *pes, size_t npes, shr_cmpl_t *c
     }
     shr_ucx_unlock(w, locked);
     if (SHR_UNLIKELY(first != UCS_OK)) {
-        shr_ucx_status(first, "completing a request handle");
-        shr_fatal(1, "a request handle's flush failed in UCX");
+        shr_ucx_fail(first, "completing a request handle");
     }
 }
 
@@ -391,8 +387,7 @@ bool shr_ucx_test_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
         }
     }
     if (SHR_UNLIKELY(__atomic_load_n(&cmpl->status, __ATOMIC_ACQUIRE) != UCS_OK)) {
-        shr_ucx_status((ucs_status_t)cmpl->status, "completing operations on other nodes");
-        shr_fatal(1, "an operation on another node failed in UCX");
+        shr_ucx_fail((ucs_status_t)cmpl->status, "completing operations on other nodes");
     }
     return true;
 }
@@ -400,19 +395,26 @@ bool shr_ucx_test_op(shr_ctx_t *ctx, shr_cmpl_t *cmpl)
 /* The final barrier's stall watch reading other PEs' words: every get
  * posted on the default worker, then waited for together.  A failure ends
  * nothing: the watch runs only in the final barrier (shr_ucx.finalizing),
- * where a PE that has passed it may have closed its endpoints already. */
+ * where a PE that has passed it may have closed its endpoints already, or
+ * exited (a job ending by shmem_global_exit): a new connection to it fails
+ * quietly too (shr_ucx_peer_try). */
 bool shr_ucx_peek_op(const int *pes, size_t npes, const void *src, void *dest, size_t len)
 {
     shr_ucx_worker_t *w = shr_ucx.dflt;
+    shr_ucx_peer_t *peer;
     shr_cmpl_t own = {0};
     bool posted = true;
+    char why[256];
 
     if (!shr_ucx.active) {
         return false;
     }
     bool locked = shr_ucx_lock(w);
     for (size_t i = 0; i < npes && posted; i++) {
-        posted = shr_ucx_get(w, (char *)dest + i * len, src, len, pes[i], &own, false) == UCS_OK;
+        posted = w->peers[pes[i]] != NULL ||
+                 shr_ucx_peer_try(w, pes[i], why, sizeof(why), &peer) == UCS_OK;
+        posted = posted &&
+                 shr_ucx_get(w, (char *)dest + i * len, src, len, pes[i], &own, false) == UCS_OK;
     }
     shr_ucx_unlock(w, locked);
     /* even after a failed post: those posted write into dest and own */

@@ -1,12 +1,17 @@
 /*
  * ucx_status.c -- the one place where UCX statuses become Shimmer's.  The
- * log line keeps UCX's own text (ucs_status_string).
+ * log line keeps UCX's own text (ucs_status_string).  Also what becomes of
+ * UCX's own log lines.
  */
 #include "transport/ucx/ucx.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+#include <ucs/debug/log_def.h>
 
+#include "boot/boot.h"
 #include "util/log.h"
 
 static shr_status_t shr_ucx_status_map(ucs_status_t status)
@@ -59,13 +64,124 @@ shr_status_t shr_ucx_status(ucs_status_t status, const char *what_fmt, ...)
     return mapped;
 }
 
+/* Statuses that say the peer is gone: its process exited (a connection
+ * refused or reset) or its host went silent. */
+static bool shr_ucx_status_is_peer_gone(ucs_status_t status)
+{
+    switch (status) {
+    case UCS_ERR_UNREACHABLE:
+    case UCS_ERR_REJECTED:
+    case UCS_ERR_CONNECTION_RESET:
+    case UCS_ERR_NOT_CONNECTED:
+    case UCS_ERR_ENDPOINT_TIMEOUT:
+    case UCS_ERR_CANCELED:
+        return true;
+    default:
+        return false;
+    }
+}
+
+void shr_ucx_end(ucs_status_t status, const char *line)
+{
+    if (shr_ucx_status_is_peer_gone(status)) {
+        /* a job that ends by shmem_global_exit, or by a PE's death, loses
+         * its peers as a matter of course: the launcher names the PE that
+         * ended it, and this PE says nothing unless the job goes on */
+        __atomic_store_n(&shr_ucx.ending, 1, __ATOMIC_RELAXED);
+        shr_debug(SHR_LOG_UCX, "%s; leaving it to the launcher to report", line);
+        shr_boot_peer_lost(line);
+    }
+    shr_error("%s; ending the job", line);
+    shr_fatal(1, line);
+}
+
 void shr_ucx_fatal(ucs_status_t status, const char *op, int pe)
 {
     const shr_ucx_remote_t *remote = shr_ucx.remote != NULL ? shr_ucx.remote[pe] : NULL;
     char line[384];
 
-    snprintf(line, sizeof(line), "%s PE %d (on %s) failed: UCX: %s; ending the job", op, pe,
+    snprintf(line, sizeof(line), "%s PE %d (on %s) failed: UCX: %s", op, pe,
              remote != NULL ? remote->host : "another node", ucs_status_string(status));
-    shr_error("%s", line);
-    shr_fatal(1, line);
+    shr_ucx_end(status, line);
+}
+
+void shr_ucx_fail(ucs_status_t status, const char *what)
+{
+    char line[384];
+
+    snprintf(line, sizeof(line), "%s: UCX: %s", what, ucs_status_string(status));
+    shr_ucx_end(status, line);
+}
+
+/* ---- UCX's own log lines ----------------------------------------------------
+ * UCX prints an error where it finds it, then returns it: a connect() the
+ * peer's host refuses prints "UCX ERROR connect(fd=23, dest_addr=...)
+ * failed: Connection refused" on stdout, then ucp_ep_create returns
+ * "Destination is unreachable" (or, when UCX's TCP transport reconnects
+ * inside ucp_worker_progress, the endpoint fails).  At a job's end
+ * (shmem_global_exit, a PE that died: the launcher is ending every PE)
+ * the peer has simply exited, and the line reads as a fault of the
+ * library.  So UCX's warnings and errors are not printed, but go to the
+ * ucx debug log: during our connect (the text joins our own line,
+ * ucx_ep.c); when a connection was refused (the peer's process is gone:
+ * UCX fails the endpoint or the operation, and shr_ucx_end reports it
+ * unless the launcher ends the job first); and once a peer is known to be
+ * gone (shr_ucx.ending).  Every other line is UCX's to print. */
+typedef struct {
+    char *buf;
+    size_t len;
+} shr_ucx_log_capture_t;
+
+static __thread shr_ucx_log_capture_t shr_ucx_log_cap;
+
+static ucs_log_func_rc_t shr_ucx_log_filter(const char *file, unsigned line, const char *function,
+                                            ucs_log_level_t level,
+                                            const ucs_log_component_config_t *comp_conf,
+                                            const char *format, va_list ap)
+{
+    shr_ucx_log_capture_t *cap = &shr_ucx_log_cap;
+    int saved = errno; /* UCX's own handler prints its %m */
+    bool refused = saved == ECONNREFUSED && level == UCS_LOG_LEVEL_ERROR;
+    const char *why;
+    char text[256];
+
+    (void)function, (void)comp_conf;
+    if (level != UCS_LOG_LEVEL_ERROR && level != UCS_LOG_LEVEL_WARN) {
+        return UCS_LOG_FUNC_RC_CONTINUE;
+    }
+    if (cap->buf != NULL) {
+        why = "reported with the connection's failure";
+    } else if (refused) {
+        why = "the peer's process is gone";
+    } else if (__atomic_load_n(&shr_ucx.ending, __ATOMIC_RELAXED)) {
+        why = "a peer is gone";
+    } else {
+        return UCS_LOG_FUNC_RC_CONTINUE;
+    }
+    vsnprintf(text, sizeof(text), format, ap);
+    if (cap->buf != NULL && cap->buf[0] == '\0') {
+        snprintf(cap->buf, cap->len, "%s", text);
+    }
+    shr_debug(SHR_LOG_UCX, "UCX %s (%s:%u, not printed: %s): %s",
+              level == UCS_LOG_LEVEL_WARN ? "warning" : "error",
+              strrchr(file, '/') != NULL ? strrchr(file, '/') + 1 : file, line, why, text);
+    errno = saved;
+    return UCS_LOG_FUNC_RC_STOP;
+}
+
+void shr_ucx_log_attach(void)
+{
+    ucs_log_push_handler(shr_ucx_log_filter);
+}
+
+void shr_ucx_log_capture_begin(char *buf, size_t len)
+{
+    buf[0] = '\0';
+    shr_ucx_log_cap.len = len;
+    shr_ucx_log_cap.buf = buf;
+}
+
+void shr_ucx_log_capture_end(void)
+{
+    shr_ucx_log_cap.buf = NULL;
 }
