@@ -16,6 +16,13 @@
  *                       a wait_until on a word nobody writes)
  *   exit VICTIM STATUS  VICTIM calls shmem_global_exit(STATUS), the others
  *                       wait in a barrier
+ *   gexit VICTIM STATUS barrier|finalize|put
+ *                       VICTIM calls shmem_global_exit(STATUS) right after
+ *                       init, before any PE talked to it; the others enter a
+ *                       barrier, shmem_finalize (openshmem-examples'
+ *                       global_exit.c) or put to every PE in a loop: their
+ *                       first connections to it (or to PEs the launcher
+ *                       already ended) find it gone
  *   wait                every PE waits for a word nobody writes (the test
  *                       kills the launcher) */
 #include <signal.h>
@@ -65,6 +72,26 @@ int main(int argc, char **argv)
         shmem_finalize();
         printf("PE %d finalized\n", me);
         return 0;
+    }
+    if (strcmp(mode, "gexit") == 0) {
+        const char *what = argc > 4 ? argv[4] : "barrier";
+        if (me == victim) {
+            shmem_global_exit(argc > 3 ? atoi(argv[3]) : 3);
+        }
+        if (strcmp(what, "finalize") == 0) {
+            shmem_finalize();
+        } else if (strcmp(what, "put") == 0) {
+            for (;;) {
+                for (int pe = 0; pe < n; pe++) {
+                    shmem_long_put(ring, ring, 1024, pe);
+                }
+                shmem_quiet();
+            }
+        } else {
+            shmem_barrier_all();
+        }
+        sleep(60); /* never reached in a working library */
+        return 1;
     }
     shmem_barrier_all();
     if (strcmp(mode, "wait") == 0) {
