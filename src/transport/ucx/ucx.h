@@ -185,7 +185,9 @@ void shr_ucx_log_attach(void);
  * are not printed; the first one's text goes to `buf` (`len` bytes, ""
  * if none) for the caller's own line.  Not nested. */
 void shr_ucx_log_capture_begin(char *buf, size_t len);
-void shr_ucx_log_capture_end(void);
+/* Returns whether that first line was UCX's refused connect (the peer's
+ * process is gone). */
+bool shr_ucx_log_capture_end(void);
 
 /* ---- ucx_init.c ---- */
 /* TSan does not know membarrier: there the two sides of the switch to a

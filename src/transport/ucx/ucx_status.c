@@ -130,6 +130,7 @@ void shr_ucx_fail(ucs_status_t status, const char *what)
 typedef struct {
     char *buf;
     size_t len;
+    bool refused; /* the line captured was a refused connect's */
 } shr_ucx_log_capture_t;
 
 static __thread shr_ucx_log_capture_t shr_ucx_log_cap;
@@ -163,6 +164,7 @@ static ucs_log_func_rc_t shr_ucx_log_filter(const char *file, unsigned line, con
     vsnprintf(text, sizeof(text), format, ap);
     if (cap->buf != NULL && cap->buf[0] == '\0') {
         snprintf(cap->buf, cap->len, "%s", text);
+        cap->refused = refused;
     }
     shr_debug(SHR_LOG_UCX, "UCX %s (%s:%u, not printed: %s): %s",
               level == UCS_LOG_LEVEL_WARN ? "warning" : "error",
@@ -179,11 +181,13 @@ void shr_ucx_log_attach(void)
 void shr_ucx_log_capture_begin(char *buf, size_t len)
 {
     buf[0] = '\0';
+    shr_ucx_log_cap.refused = false;
     shr_ucx_log_cap.len = len;
     shr_ucx_log_cap.buf = buf;
 }
 
-void shr_ucx_log_capture_end(void)
+bool shr_ucx_log_capture_end(void)
 {
     shr_ucx_log_cap.buf = NULL;
+    return shr_ucx_log_cap.refused;
 }
