@@ -188,6 +188,9 @@ void shr_ucx_log_capture_begin(char *buf, size_t len);
 /* Returns whether that first line was UCX's refused connect (the peer's
  * process is gone). */
 bool shr_ucx_log_capture_end(void);
+/* What a line about a PE out of reach tells the user to do, "; if ...":
+ * check the link to `host` (NULL: between the nodes). */
+void shr_ucx_reach_fix(char *buf, size_t len, const char *host);
 
 /* ---- ucx_init.c ---- */
 /* TSan does not know membarrier: there the two sides of the switch to a

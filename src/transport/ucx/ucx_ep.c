@@ -94,7 +94,7 @@ ucs_status_t shr_ucx_peer_try(shr_ucx_worker_t *w, int pe, char *why, size_t len
 shr_ucx_peer_t *shr_ucx_peer_connect(shr_ucx_worker_t *w, int pe)
 {
     shr_ucx_peer_t *peer;
-    char why[256], line[640];
+    char why[256], fix[160], line[640];
     ucs_status_t st = shr_ucx_peer_try(w, pe, why, sizeof(why), &peer);
     const shr_ucx_remote_t *remote;
 
@@ -102,11 +102,10 @@ shr_ucx_peer_t *shr_ucx_peer_connect(shr_ucx_worker_t *w, int pe)
         return peer;
     }
     remote = shr_ucx.remote[pe];
-    snprintf(line, sizeof(line),
-             "connecting to PE %d (on %s) failed: UCX: %s%s%s%s; if that PE is running, check "
-             "that this node reaches %s (a firewall, or set UCX_NET_DEVICES to an interface "
-             "the nodes share)", pe, remote->host, ucs_status_string(st),
-             why[0] != '\0' ? " (" : "", why, why[0] != '\0' ? ")" : "", remote->host);
+    shr_ucx_reach_fix(fix, sizeof(fix), remote->host);
+    snprintf(line, sizeof(line), "connecting to PE %d (on %s) failed: UCX: %s%s%s%s%s", pe,
+             remote->host, ucs_status_string(st), why[0] != '\0' ? " (" : "", why,
+             why[0] != '\0' ? ")" : "", fix);
     shr_ucx_end(st, line);
 }
 

@@ -95,21 +95,41 @@ void shr_ucx_end(ucs_status_t status, const char *line)
     shr_fatal(1, line);
 }
 
+void shr_ucx_reach_fix(char *buf, size_t len, const char *host)
+{
+    const char *how = " (a firewall, or set UCX_NET_DEVICES to an interface the nodes share)";
+
+    if (host != NULL) {
+        snprintf(buf, len, "; if that PE is running, check that this node reaches %s%s", host,
+                 how);
+    } else {
+        snprintf(buf, len, "; if every PE is running, check that the nodes reach each other%s",
+                 how);
+    }
+}
+
 void shr_ucx_fatal(ucs_status_t status, const char *op, int pe)
 {
     const shr_ucx_remote_t *remote = shr_ucx.remote != NULL ? shr_ucx.remote[pe] : NULL;
-    char line[384];
+    const char *host = remote != NULL ? remote->host : NULL;
+    char line[512], fix[160] = "";
 
-    snprintf(line, sizeof(line), "%s PE %d (on %s) failed: UCX: %s", op, pe,
-             remote != NULL ? remote->host : "another node", ucs_status_string(status));
+    if (shr_ucx_status_is_peer_gone(status)) {
+        shr_ucx_reach_fix(fix, sizeof(fix), host);
+    }
+    snprintf(line, sizeof(line), "%s PE %d (on %s) failed: UCX: %s%s", op, pe,
+             host != NULL ? host : "another node", ucs_status_string(status), fix);
     shr_ucx_end(status, line);
 }
 
 void shr_ucx_fail(ucs_status_t status, const char *what)
 {
-    char line[384];
+    char line[512], fix[160] = "";
 
-    snprintf(line, sizeof(line), "%s: UCX: %s", what, ucs_status_string(status));
+    if (shr_ucx_status_is_peer_gone(status)) {
+        shr_ucx_reach_fix(fix, sizeof(fix), NULL);
+    }
+    snprintf(line, sizeof(line), "%s: UCX: %s%s", what, ucs_status_string(status), fix);
     shr_ucx_end(status, line);
 }
 
