@@ -16,6 +16,11 @@ Peak (each figure as % of it):
                flagged.
   across hosts the best data rate any method reached over the link (bandwidth,
                or size / time for a latency): named with its method and size.
+Out of reach (one node): a size whose target asks for less time than the
+same run's limit allows; for a put completed by quiet or MPI_Win_flush that
+limit is the copy and its fence behind the program's two library calls
+(memcpy_bw called_us: every library a program links pays them), in runs
+recorded before the probe had it the copy and its fence.
 Latencies count as data rates: size / time, so that a 4 MiB blocking put and
 a 4 MiB flood compare with the same peak.
 """
@@ -137,13 +142,19 @@ class Placement:
                        if pid == "node" and not run.quick and (self.pct(mid, x) or 0) > 1.0}
 
     def _limits(self, run):
-        """Per (method, size) the limit as a data rate (MB/s), and what it is called."""
-        self.limit = {}
+        """Per (method, size) the limit as a data rate (MB/s), and what it is
+        called; and what judges a size out of reach (reach): the limit, for a
+        completed put the copy and its fence behind the program's two library
+        calls (called_us) where the run has it."""
+        self.limit, self.reach, self.called = {}, {}, False
         if self.id == "node":
             bw = {op: dict(run.limit_curve("memcpy_bw", "bandwidth_MBps", op=op)) for op in ("put", "get")}
             lat = {op: dict(run.limit_curve("memcpy_bw", "latency_us", op=op)) for op in ("put", "get")}
             # runs recorded before the probe had fenced_us: the copy alone
             fenced = dict(run.limit_curve("memcpy_bw", "fenced_us", op="put")) or lat["put"]
+            # ... and before it had called_us: the copy and its fence
+            called = dict(run.limit_curve("memcpy_bw", "called_us", op="put"))
+            self.called = bool(called)
             floor = dict(run.pingpong_floor())
             for m in METHODS:
                 for x in self.sizes:
@@ -153,7 +164,9 @@ class Placement:
                         t = floor.get(x) if m.pingpong else fenced.get(x) if m.completed else lat[m.op].get(x)
                         v = x / t if t else None
                     if v:
-                        self.limit[(m.id, x)] = v
+                        self.limit[(m.id, x)] = self.reach[(m.id, x)] = v
+                    if m.completed and self.called and called.get(x):
+                        self.reach[(m.id, x)] = x / called[x]
             self.peak_text = ("the single-core memcpy of the same pattern and size (limits/memcpy_bw: into the "
                               "other process's buffer for puts and messages, out of it for gets; for a put "
                               "completed by quiet or MPI_Win_flush the copy then a full fence; for a ping-pong "
@@ -205,12 +218,22 @@ def cell(pl, mid, x):
     return v
 
 
+def floor_text(pl, m):
+    """What bounds method m's time on one node (Placement.reach)."""
+    if not m.completed:
+        return "copy", "the copy alone takes"
+    if pl.called:
+        return "copy+fence+calls", "the copy and its fence behind the program's two library calls take"
+    return "copy+fence", "the copy and its fence take"
+
+
 def out_of_reach(pl, t, x):
     """What the target asks of Shimmer at size x, if that is beyond the
-    machine limit measured in the same run (the same-pattern copy: no
+    machine limit measured in the same run (the same-pattern copy, for a
+    completed put with its fence and the program's two library calls: no
     implementation of the pattern reaches it here); None otherwise.  Only on
     one node: the link peak across hosts is what some method reached."""
-    s, lim = pl.curves.get(t.theirs.id, {}).get(x), pl.limit.get((t.ours.id, x))
+    s, lim = pl.curves.get(t.theirs.id, {}).get(x), pl.reach.get((t.ours.id, x))
     if pl.id != "node" or s is None or not lim:
         return None
     r = rate(t.theirs, x, s.median)       # a latency target: time <= f x theirs is rate >= theirs / f
@@ -219,35 +242,35 @@ def out_of_reach(pl, t, x):
         return None
     if t.ours.shape == "bw":
         return "needs %s MB/s, the copy reaches %s" % (fmt(need), fmt(lim))
-    return "needs %s us, %s %s" % (fmt(x / need), "the copy and its fence take" if t.ours.completed
-                                   else "the copy alone takes", fmt(x / lim))
+    return "needs %s us, %s %s" % (fmt(x / need), floor_text(pl, t.ours)[1], fmt(x / lim))
 
 
 def copy_beside(pl, t, missed):
     """For a latency target missed on one node at sizes a copy would allow:
-    each size's time asked beside the same-pattern copy (limits/memcpy_bw)
-    and Shimmer's own cost, its figure at the smallest size less that size's
-    copy.  Copy plus own cost above what is asked: the size is out of reach
-    for any put or get that copies and then does what Shimmer does at 8 B.
-    None when there is nothing to show."""
+    each size's time asked beside the same-pattern copy (limits/memcpy_bw;
+    for a completed put with its fence and the two library calls, as
+    out_of_reach) and Shimmer's own cost, its figure at the smallest size
+    less that size's copy.  Copy plus own cost above what is asked: the
+    size is out of reach for any put or get that copies and then does what
+    Shimmer does at 8 B.  None when there is nothing to show."""
     ours = pl.curves.get(t.ours.id, {})
     theirs = pl.curves.get(t.theirs.id, {})
     if pl.id != "node" or t.ours.shape != "lat" or not ours or not missed:
         return None
     x0 = min(ours)
-    lim0 = pl.limit.get((t.ours.id, x0))
+    lim0 = pl.reach.get((t.ours.id, x0))
     if not lim0:
         return None
     own = max(0.0, ours[x0].median - x0 / lim0)
     rows = []
     for x in missed:
-        lim = pl.limit.get((t.ours.id, x))
+        lim = pl.reach.get((t.ours.id, x))
         if not lim or x not in theirs:
             continue
         copy = x / lim
         need = theirs[x].median * t.factor
         rows.append("%s needs %s us, has %s; %s %s + own %s = %s%s" % (
-            human(x), fmt(need), fmt(ours[x].median), "copy+fence" if t.ours.completed else "copy",
+            human(x), fmt(need), fmt(ours[x].median), floor_text(pl, t.ours)[0],
             fmt(copy), fmt(own), fmt(copy + own), " (beyond)" if copy + own > need else ""))
     if not rows:
         return None

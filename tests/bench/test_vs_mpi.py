@@ -6,7 +6,10 @@ benchmarks' own record shapes, three repetitions), so that each verdict the
 report must reach is known: a target met at every size, one missed at a
 single size, one missed where the machine limit rules it out (BLOCKED), a
 figure above its machine limit (a measurement fault), the link peak across
-hosts, and a quick run that must give no verdict at all.
+hosts, and a quick run that must give no verdict at all; with the probe's
+called_us (the copy and its fence behind two library calls) a size the copy
+and its fence alone would allow is out of reach, and without it (older runs)
+the rule falls back to fenced_us.
 
 VersusMpiRecorded: fixtures/vs_mpi/ is a real `bench/run --mpi` run (Shimmer
 and Open MPI on one node and on two namespace hosts, three repetitions, on
@@ -44,19 +47,23 @@ FAULT = 1 << 20                              # the size where Shimmer's put floo
 PUT_LAT_MISS = 1024                          # put + quiet above 0.5x MPI's, which a copy allows
 OUT_OF_REACH = 2048                          # 0.5x MPI's put and get latency is below one copy
 FENCE = 0.004                                # us: what completing a copy adds (memcpy_bw fenced_us)
+CALLS = 0.004                                # us: what the two library calls add (memcpy_bw called_us)
 
 
 def memcpy_bw(x):
     return min(50000.0, 20.0 * x)            # MB/s: the same-pattern copy
 
 
-def values():
-    """{(impl, job, key items): metric values} for one repetition (rep-independent)."""
+def values(called=False):
+    """{(impl, job, key items): metric values} for one repetition (rep-independent);
+    called: the probe has called_us (runs before it did not)."""
     v = {}
     for x in SIZES:
         mc = memcpy_bw(x)
         v[("limit", "memcpy_bw", ("op", "put"), x)] = {"bandwidth_MBps": mc, "latency_us": x / mc,
                                                        "fenced_us": x / mc + FENCE}
+        if called:
+            v[("limit", "memcpy_bw", ("op", "put"), x)]["called_us"] = x / mc + FENCE + CALLS
         v[("limit", "memcpy_bw", ("op", "get"), x)] = {"bandwidth_MBps": mc, "latency_us": x / mc}
         for pre, scale in (("", 1.0), ("hosts_", 0.01)):
             put = (1.05 if (x == FAULT and not pre) else 0.9) * mc * scale
@@ -90,13 +97,14 @@ COLUMNS = {"memcpy_bw": "op: size:B bandwidth_MBps:MB/s latency_us:us fenced_us:
            "cacheline_pingpong": "mode: latency_us:us"}
 
 
-def write_run(root, quick=False, noise=0.0):
+def write_run(root, quick=False, noise=0.0, called=False):
     raw = {}
-    for (impl, job, kv, x), metrics in values().items():
+    for (impl, job, kv, x), metrics in values(called).items():
         raw.setdefault((impl, job), []).append((kv, x, metrics))
     for (impl, job), rows in raw.items():
         prog = job[len("hosts_"):] if job.startswith("hosts_") else job
-        cols = [c.split(":") + [""] if ":" not in c else c.split(":", 1) for c in COLUMNS[prog].split()]
+        names = COLUMNS[prog] + (" called_us:us" if called and prog == "memcpy_bw" else "")
+        cols = [c.split(":") + [""] if ":" not in c else c.split(":", 1) for c in names.split()]
         d = os.path.join(root, "raw", impl)
         os.makedirs(d, exist_ok=True)
         for rep in range(REPS):
@@ -132,8 +140,8 @@ class VersusMpi(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def run_report(self, quick=False):
-        write_run(self.dir, quick=quick, noise=0.01)
+    def run_report(self, quick=False, called=False):
+        write_run(self.dir, quick=quick, noise=0.01, called=called)
         out = io.StringIO()
         with redirect_stdout(out):
             self.assertEqual(report.main([self.dir, "--no-plots"]), 0)
@@ -170,6 +178,7 @@ class VersusMpi(unittest.TestCase):
         self.assertIn("out of reach (limits/memcpy_bw, this run) at 2 KiB: needs %s us, the copy and its fence "
                       "take %s" % (versus_mpi.fmt(0.75 * t), versus_mpi.fmt(0.99 * (t + FENCE))), put_lat["detail"])
         self.assertNotIn("at 1 KiB:", put_lat["detail"])
+        self.assertNotIn("library calls", put_lat["detail"])     # a run without called_us: fenced_us
         # the size a copy allows carries the copy and Shimmer's own cost beside it
         self.assertIn("beside the copy (limits/memcpy_bw; own = Shimmer's 8 B time less its copy): 1 KiB needs "
                       "%s us, has " % versus_mpi.fmt(0.5 * (2.2 * PUT_LAT_MISS / memcpy_bw(PUT_LAT_MISS) + 0.004)),
@@ -188,6 +197,37 @@ class VersusMpi(unittest.TestCase):
         self.assertIn("Shimmer vs MPI", out)
         # the machine's load around the launches: 0, 0.5, 1 before, 1 after
         self.assertIn("Load average (1 min) around the launches: 0.0–1.0, median 1.0", md)
+
+    def test_library_calls_put_a_size_out_of_reach(self):
+        target = versus_mpi.Target("node", "put_blocking", "rma_put_flush", "<=", 0.5, 4096).text()
+        _, plain, _ = self.run_report()
+        self.assertEqual(self.targets(plain, "node")[target]["verdict"], "MISSED")   # fenced_us alone
+        _, summary, _ = self.run_report(called=True)
+        put_lat = self.targets(summary, "node")[target]
+        # 1 KiB asks for 0.5 (2.2 t + 4 ns): more than the copy and its fence
+        # (0.99 (t + FENCE)), less than the two calls add to them (0.99 (t +
+        # FENCE + CALLS)); 2 KiB is out of reach either way: every miss is
+        self.assertEqual(put_lat["verdict"], "BLOCKED")
+        t = PUT_LAT_MISS / memcpy_bw(PUT_LAT_MISS)
+        self.assertGreater(0.5 * (2.2 * t + 0.004), 0.99 * (t + FENCE))
+        self.assertIn("out of reach (limits/memcpy_bw, this run) at 1 KiB: ", put_lat["detail"])
+        for x in (PUT_LAT_MISS, OUT_OF_REACH):
+            t = x / memcpy_bw(x)
+            need = 0.5 * (2.2 * t + 0.004) if x == PUT_LAT_MISS else 0.75 * t
+            self.assertIn("%s: needs %s us, the copy and its fence behind the program's two library calls "
+                          "take %s" % (versus_mpi.human(x), versus_mpi.fmt(need),
+                                       versus_mpi.fmt(0.99 * (t + FENCE + CALLS))), put_lat["detail"])
+        self.assertNotIn("beside the copy", put_lat["detail"])
+        # getmem is no completed put: its rule is the copy alone
+        get_lat = self.targets(summary, "node")[
+            versus_mpi.Target("node", "get_blocking", "rma_get_flush", "<=", 0.5, 4096).text()]
+        self.assertIn("the copy alone takes", get_lat["detail"])
+        # the peak stays the copy and its fence: no % of peak moves
+        for pid in ("node", "hosts"):
+            for mid, cells in summary["vs_mpi"][pid]["methods"].items():
+                for x, c in cells.items():
+                    self.assertEqual(c["pct_of_peak"], plain["vs_mpi"][pid]["methods"][mid][x]["pct_of_peak"],
+                                     (pid, mid, x))
 
     def test_percent_of_peak_and_faults(self):
         _, summary, md = self.run_report()
