@@ -269,8 +269,9 @@ __attribute__((noinline, aligned(64))) static double called_copies(char *dst, co
  * of 1, 2, 4, 8, 16 or 32 bytes, the vector loop from 64 bytes where the CPU has it,
  * pieces and one rep movsb above one piece), or of kind `only` (>= 0, -T):
  * `iters` copies; microseconds.  On a 64-byte boundary: the figures of
- * the loops inlined here move with where they lie (an 8-byte copy 8.5
- * against 11.3 GB/s 48 bytes past one, the same instructions). */
+ * the loops gcc -O3 inlines here move with where they lie (an 8-byte copy
+ * 8.5 against 11.3 GB/s 48 bytes past one, the same instructions; at -O2,
+ * bench/Makefile's, copies stays a function of its own). */
 __attribute__((aligned(64))) static double best_copies(char *dst, const char *src, size_t size,
                                                        long iters, long warm, bool fence, int only)
 {
