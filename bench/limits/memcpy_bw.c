@@ -186,8 +186,8 @@ static inline void copy_once(char *dst, const char *src, size_t size, int how, b
 }
 
 /* `iters` copies back to back after `warm` untimed ones; microseconds. */
-static double copies(char *dst, const char *src, size_t size, long iters, long warm, int how,
-                     bool fence)
+static inline __attribute__((always_inline)) double copies(char *dst, const char *src, size_t size,
+                                                           long iters, long warm, int how, bool fence)
 {
     for (long i = 0; i < warm; i++)
         copy_once(dst, src, size, how, fence);
@@ -196,6 +196,52 @@ static double copies(char *dst, const char *src, size_t size, long iters, long w
         copy_once(dst, src, size, how, fence);
     return bench_now_us() - t0;
 }
+
+/* The word kind's loop for each size it applies to, the size a constant
+ * in each (gcc -O2 does not take the size's switch out of the loop). */
+static inline __attribute__((always_inline)) double word_copies(char *dst, const char *src,
+                                                                size_t size, long iters, long warm,
+                                                                bool fence)
+{
+    switch (size) {
+    case 32: return copies(dst, src, 32, iters, warm, COPY_WORD, fence);
+    case 16: return copies(dst, src, 16, iters, warm, COPY_WORD, fence);
+    case 8: return copies(dst, src, 8, iters, warm, COPY_WORD, fence);
+    case 4: return copies(dst, src, 4, iters, warm, COPY_WORD, fence);
+    case 2: return copies(dst, src, 2, iters, warm, COPY_WORD, fence);
+    default: return copies(dst, src, 1, iters, warm, COPY_WORD, fence);
+    }
+}
+
+/* One timed loop per kind of copy and fence, each a function of its own on
+ * a 64-byte boundary, its kind and fence constants: the same instructions
+ * and placement at any optimisation level and wherever the linker puts the
+ * rest (an 8-byte copy read 8.5 against 11.3 GB/s 48 bytes past a
+ * boundary, the same instructions; a loop testing its kind and fence every
+ * turn, as gcc -O2 left it, read 5.2 against 5.0 ns fenced). */
+typedef double copies_fn_t(char *dst, const char *src, size_t size, long iters, long warm);
+#define COPIES_FN(name, ...)                                                                       \
+    __attribute__((noinline, aligned(64))) static double name(char *dst, const char *src,        \
+                                                              size_t size, long iters, long warm) \
+    {                                                                                              \
+        return __VA_ARGS__;                                                                        \
+    }
+COPIES_FN(copies_memcpy, copies(dst, src, size, iters, warm, COPY_MEMCPY, false))
+COPIES_FN(copies_word, word_copies(dst, src, size, iters, warm, false))
+COPIES_FN(copies_vec64, copies(dst, src, size, iters, warm, COPY_VEC64, false))
+COPIES_FN(copies_pieces, copies(dst, src, size, iters, warm, COPY_PIECES, false))
+COPIES_FN(copies_movsb, copies(dst, src, size, iters, warm, COPY_MOVSB, false))
+COPIES_FN(fenced_memcpy, copies(dst, src, size, iters, warm, COPY_MEMCPY, true))
+COPIES_FN(fenced_word, word_copies(dst, src, size, iters, warm, true))
+COPIES_FN(fenced_vec64, copies(dst, src, size, iters, warm, COPY_VEC64, true))
+COPIES_FN(fenced_pieces, copies(dst, src, size, iters, warm, COPY_PIECES, true))
+COPIES_FN(fenced_movsb, copies(dst, src, size, iters, warm, COPY_MOVSB, true))
+#undef COPIES_FN
+
+static copies_fn_t *const copies_of[2][COPY_KINDS] = {
+    {copies_memcpy, copies_word, copies_vec64, copies_pieces, copies_movsb},
+    {fenced_memcpy, fenced_word, fenced_vec64, fenced_pieces, fenced_movsb},
+};
 
 /* called_us: a program reaches a shared library's routine by `call f@plt`,
  * whose stub jumps through the GOT (`jmp *GOT(%rip)`), and a put completed
@@ -245,8 +291,8 @@ __attribute__((noinline)) static void called_fence(void)
 }
 
 /* As copies with a fence, each copy and each fence behind its call (a
- * function of its own, to be found in the disassembly; aligned as
- * best_copies). */
+ * function of its own, to be found in the disassembly; aligned as the
+ * copies_* loops). */
 __attribute__((noinline, aligned(64))) static double called_copies(char *dst, const char *src,
                                                                    size_t size, long iters,
                                                                    long warm, int how)
@@ -268,20 +314,19 @@ __attribute__((noinline, aligned(64))) static double called_copies(char *dst, co
 /* The fastest copy of the kinds this size and CPU allow (one or two moves
  * of 1, 2, 4, 8, 16 or 32 bytes, the vector loop from 64 bytes where the CPU has it,
  * pieces and one rep movsb above one piece), or of kind `only` (>= 0, -T):
- * `iters` copies; microseconds.  On a 64-byte boundary: the figures of
- * the loops gcc -O3 inlines here move with where they lie (an 8-byte copy
- * 8.5 against 11.3 GB/s 48 bytes past one, the same instructions; at -O2,
- * bench/Makefile's, copies stays a function of its own). */
-__attribute__((aligned(64))) static double best_copies(char *dst, const char *src, size_t size,
-                                                       long iters, long warm, bool fence, int only)
+ * `iters` copies; microseconds. */
+static double best_copies(char *dst, const char *src, size_t size, long iters, long warm,
+                          bool fence, int only)
 {
+    copies_fn_t *const *of = copies_of[fence];
+
     if (only >= 0)
-        return copies(dst, src, size, iters, warm, only, fence);
-    double t = copies(dst, src, size, iters, warm, COPY_MEMCPY, fence);
+        return of[only](dst, src, size, iters, warm);
+    double t = of[COPY_MEMCPY](dst, src, size, iters, warm);
     for (int how = COPY_WORD; how < COPY_KINDS; how++) {
         if (!copy_applies(how, size))
             continue;
-        double v = copies(dst, src, size, iters, warm, how, fence);
+        double v = of[how](dst, src, size, iters, warm);
         if (v < t)
             t = v;
     }
