@@ -195,10 +195,42 @@ __attribute__((target("avx512f"), noinline)) static void shr_copy_once_wide(char
     shr_move_once(d + len - 8, s + len - 8, 8);
 }
 
+/* Copies len (a multiple of 64) bytes to a 64-byte aligned d, whole
+ * lines: len / 64 mod 4 lines one a turn, then four a turn, each turn's
+ * loads before its stores.  Each byte is stored once and the last line
+ * last (the compiler barrier keeps it after the turn's other stores), so
+ * the first and last 8 bytes are each stored once, the last ones last.
+ * The loads do not wait for d (shr_copy_src_after): waiting cost the 2 KiB
+ * flood 18 % (bench/README.md, "Blocking latency, one node"). */
+__attribute__((target("avx512f"))) static SHR_ALWAYS_INLINE void shr_copy_lines(char *d,
+                                                                             const char *s,
+                                                                             size_t len)
+{
+    char *end = d + len;
+
+    for (size_t ones = (len / 64) % 4; ones != 0; ones--, d += 64, s += 64) {
+        _mm512_store_si512(d, _mm512_loadu_si512(s));
+    }
+    for (; d < end; d += 256, s += 256) {
+        __m512i a = _mm512_loadu_si512(s), b = _mm512_loadu_si512(s + 64);
+        __m512i c = _mm512_loadu_si512(s + 128), e = _mm512_loadu_si512(s + 192);
+
+        _mm512_store_si512(d, a);
+        _mm512_store_si512(d + 64, b);
+        _mm512_store_si512(d + 128, c);
+        shr_fence_stores();
+        _mm512_store_si512(d + 192, e);
+    }
+}
+
 /* shr_copy_once from 33 bytes to copy_wide_max on a CPU with 64-byte moves
  * (shr_copy_select), for the lengths shr_copy_once does not copy inline
  * (shr_copy_ends_asm: 40-64, 72-128, 136-256, 264-512 B), each shape
  * storing the first and the last 8 bytes once, the last ones last:
+ *   a put of whole lines (destination and length multiples of 64, as heap
+ *     buffers and most large puts are): shr_copy_lines, tested first, six
+ *     instructions, since a put + quiet waits for each one before the
+ *     copy's stores;
  *   520 B-2 KiB, where neither end's 8 bytes cross a cache line (an 8-byte
  *     aligned put): the first and last 64 bytes, the destination's lines
  *     between them whole, one a turn; from 2 KiB shr_copy_wide;
@@ -215,6 +247,11 @@ shr_copy_once_vec(void *dest, const void *src, size_t len)
 {
     char *d = (char *)dest;
     const char *s = (const char *)src;
+
+    if (SHR_LIKELY(((uintptr_t)d | len) % 64 == 0 && len <= copy_wide_max)) {
+        shr_copy_lines(d, s, len);
+        return;
+    }
     uintptr_t first = (uintptr_t)d, last = (uintptr_t)d + len - 8;
     size_t n = len - 16;
 

@@ -73,7 +73,8 @@ static void check_all(unsigned char *dst, unsigned char *src, size_t wide)
     /* both sides of each bound: a put's shapes (33, 40, 65, 72, 145 B), its
      * interior (its length less 16) */
     static const size_t lens[] = {1, 7, 8, 15, 16, 17, 31, 32, 33, 39, 40, 48, 63, 64, 65, 71,
-                                  72, 79, 80, 100, 127, 128, 129, 143, 144, 145, 200, 513, 1000,
+                                  72, 79, 80, 100, 127, 128, 129, 143, 144, 145, 200, 513,
+                                  576, 640, 704, 1000, 4096, /* whole lines: 1-3, 0 mod 4 */
                                   SHR_COPY_SKEW_MIN_LEN - 1,
                                   SHR_COPY_SKEW_MIN_LEN, SHR_COPY_SKEW_MIN_LEN + 15,
                                   SHR_COPY_SKEW_MIN_LEN + 16, SHR_COPY_SKEW_MIN_LEN + 17,
