@@ -111,9 +111,8 @@ static SHR_ALWAYS_INLINE void *shr_ptr(const void *addr, int pe)
 
 /* pe's copy of the byte `off` into segment s's user part, for len bytes
  * that start there (off < user_size): NULL when they run past the user
- * part or pe's copy is not mapped.  shr_user_ptr's test per segment, also
- * run by a program's get, which unrolls the segments (core/rma_inline.h,
- * shr_rma_get). */
+ * part or pe's copy is not mapped.  A program's get runs it per segment,
+ * unrolled (core/rma_inline.h, shr_rma_get). */
 static SHR_ALWAYS_INLINE char *shr_seg_user_at(int s, uintptr_t off, size_t len, int pe)
 {
     if (SHR_UNLIKELY(len > shr_g.seg[s].user_size - off)) {
@@ -123,22 +122,40 @@ static SHR_ALWAYS_INLINE char *shr_seg_user_at(int s, uintptr_t off, size_t len,
     return base != NULL ? base + off : NULL;
 }
 
+/* Does segment s's user part hold the len bytes `off` bytes into the
+ * segment (off: an address less the segment's base)?  One add with its
+ * carry and one compare; a len of 0 passes from off 0 to user_size. */
+static SHR_ALWAYS_INLINE bool shr_seg_user_holds(int s, uintptr_t off, size_t len)
+{
+    uintptr_t end;
+
+    return !__builtin_add_overflow(off, len, &end) && end <= shr_g.seg[s].user_size;
+}
+
+_Static_assert(SHR_SEG_COUNT == 2, "shr_user_ptr tests the heap, then the data segment");
+
 /* shr_ptr for an address a program named: NULL also when `pe` is no PE of
  * the job or [addr, addr+len) does not lie inside the user's part of one
  * segment, so that the cold path can say which (these checks are always on:
- * a compare more than shr_ptr, docs/errors.md).  len may be 0. */
+ * a compare more than shr_ptr, docs/errors.md).  len may be 0.  The two
+ * segments' tests pick the table of peers; its load is shared. */
 static SHR_ALWAYS_INLINE void *shr_user_ptr(const void *addr, size_t len, int pe)
 {
     if (SHR_UNLIKELY((unsigned)pe >= (unsigned)shr_g.n_pes)) {
         return NULL;
     }
-    for (int s = 0; s < SHR_SEG_COUNT; s++) {
-        uintptr_t off = (uintptr_t)addr - shr_g.seg[s].base;
-        if (SHR_LIKELY(off < shr_g.seg[s].user_size)) {
-            return shr_seg_user_at(s, off, len, pe);
+    uintptr_t off = (uintptr_t)addr - shr_g.seg[SHR_SEG_HEAP].base;
+    char **peers = shr_g.seg[SHR_SEG_HEAP].peer_base;
+
+    if (SHR_UNLIKELY(!shr_seg_user_holds(SHR_SEG_HEAP, off, len))) {
+        off = (uintptr_t)addr - shr_g.seg[SHR_SEG_DATA].base;
+        peers = shr_g.seg[SHR_SEG_DATA].peer_base;
+        if (!shr_seg_user_holds(SHR_SEG_DATA, off, len)) {
+            return NULL;
         }
     }
-    return NULL;
+    char *base = peers[(unsigned)pe];
+    return base != NULL ? base + off : NULL;
 }
 
 /* Address of an internal-heap offset (from shr_heap_alloc(&shr_g.internal_heap)). */
