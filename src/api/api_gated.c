@@ -7,12 +7,31 @@
  */
 #include "api/api_inline.h"
 
-void shr_api_put_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
-                       int pe, const char *what, bool nbi)
+/* `what` names the local argument in messages ("source" or "value"). */
+static SHR_NOINLINE void put_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                   size_t len, int pe, const char *what, bool nbi)
 {
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
     SHR_API_GATED(SHR_PROF_PUT, len, shr_check_rma(fn, ctx, "dest", dest, what, src, len, pe),
                   shr_rma_put(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), nbi));
+}
+
+void shr_api_put_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                       int pe)
+{
+    put_gated(fn, ctx, dest, src, len, pe, "source", false);
+}
+
+void shr_api_put_nbi_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                           size_t len, int pe)
+{
+    put_gated(fn, ctx, dest, src, len, pe, "source", true);
+}
+
+void shr_api_p_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *value, size_t size,
+                     int pe)
+{
+    put_gated(fn, ctx, dest, value, size, pe, "value", false);
 }
 
 void shr_api_get_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,

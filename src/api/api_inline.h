@@ -82,10 +82,16 @@ _Static_assert(SHMEM_CMP_EQ == 0 && SHMEM_CMP_LE == 5, "SHR_API_CHECK_CMP's rang
 #define SHR_API_TRACE(_cat, _fn, _fmt, ...) shr_trace(_cat, "%s: " _fmt, _fn, __VA_ARGS__)
 
 /* The gated twins (api_gated.c): checks, trace, the operation, timed.
- * `what` names the local argument in messages ("source" or "value"); `g`:
- * the local side is a return value (shmem_g), not checked. */
+ * `g`: the local side is a return value (shmem_g), not checked.  A put's
+ * three take six arguments, so that a shim jumps to them with no frame of
+ * its own (a seventh goes on the stack): put and put_nbi name the local
+ * argument "source" in messages, p "value". */
 SHR_COLD void shr_api_put_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
-                                size_t len, int pe, const char *what, bool nbi);
+                                size_t len, int pe);
+SHR_COLD void shr_api_put_nbi_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                    size_t len, int pe);
+SHR_COLD void shr_api_p_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *value,
+                              size_t size, int pe);
 SHR_COLD void shr_api_get_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                 size_t len, int pe, bool g, bool nbi);
 /* shr_api_get_gated of a shmem_g of up to 8 bytes: the value in the first
@@ -136,7 +142,7 @@ static SHR_ALWAYS_INLINE void shr_api_put(const char *fn, shr_ctx_t *ctx, void *
                                           const void *src, size_t len, int pe)
 {
     if (SHR_UNLIKELY(shr_g.check_gate)) {
-        shr_api_put_gated(fn, ctx, dest, src, len, pe, "source", false);
+        shr_api_put_gated(fn, ctx, dest, src, len, pe);
         return;
     }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
@@ -147,7 +153,7 @@ static SHR_ALWAYS_INLINE void shr_api_put_nbi(const char *fn, shr_ctx_t *ctx, vo
                                               const void *src, size_t len, int pe)
 {
     if (SHR_UNLIKELY(shr_g.check_gate)) {
-        shr_api_put_gated(fn, ctx, dest, src, len, pe, "source", true);
+        shr_api_put_nbi_gated(fn, ctx, dest, src, len, pe);
         return;
     }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", len, dest, pe);
@@ -158,7 +164,7 @@ static SHR_ALWAYS_INLINE void shr_api_p(const char *fn, shr_ctx_t *ctx, void *de
                                         const void *value, size_t size, int pe)
 {
     if (SHR_UNLIKELY(shr_g.check_gate)) {
-        shr_api_put_gated(fn, ctx, dest, value, size, pe, "value", false);
+        shr_api_p_gated(fn, ctx, dest, value, size, pe);
         return;
     }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", size, dest, pe);

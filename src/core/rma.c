@@ -430,14 +430,26 @@ static SHR_NOINLINE void put_window(const char *fn, shr_ctx_t *ctx, void *dest, 
 
 /* Two tail calls: a context without windows (one shared between threads)
  * pays a test for them. */
-void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
-                      int pe, bool nbi)
+static SHR_ALWAYS_INLINE void put_slow(const char *fn, shr_ctx_t *ctx, void *dest,
+                                       const void *src, size_t len, int pe, bool nbi)
 {
     if (ctx->remote_wins != NULL) {
         put_window(fn, ctx, dest, src, len, pe, nbi);
     } else {
         put_remote(fn, ctx, dest, src, len, pe, nbi);
     }
+}
+
+void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
+                      int pe)
+{
+    put_slow(fn, ctx, dest, src, len, pe, false);
+}
+
+void shr_rma_put_nbi_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                          size_t len, int pe)
+{
+    put_slow(fn, ctx, dest, src, len, pe, true);
 }
 
 void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,

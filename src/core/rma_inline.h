@@ -299,9 +299,13 @@ static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t 
 }
 
 /* Out of line: remote peer, zero length, or invalid input (which ends the
- * job with a message when `fn` is set). */
+ * job with a message when `fn` is set).  A put's slow path is two, blocking
+ * and nbi, each of six arguments: a put's shim jumps there with no frame
+ * of its own. */
 SHR_COLD void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
-                               size_t len, int pe, bool nbi);
+                               size_t len, int pe);
+SHR_COLD void shr_rma_put_nbi_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
+                                   size_t len, int pe);
 SHR_COLD void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                size_t len, int pe, bool nbi);
 /* shr_rma_get_slow into a variable of up to 8 bytes (shmem_g): returns the
@@ -370,7 +374,11 @@ static SHR_ALWAYS_INLINE void shr_rma_put(const char *fn, shr_ctx_t *ctx, void *
         shr_copy_once(target, src, len);
         return;
     }
-    shr_rma_put_slow(fn, ctx, dest, src, len, pe, nbi);
+    if (nbi) {
+        shr_rma_put_nbi_slow(fn, ctx, dest, src, len, pe);
+    } else {
+        shr_rma_put_slow(fn, ctx, dest, src, len, pe);
+    }
 }
 
 /* A program's get from segment s once src lies in its user part, `off`
