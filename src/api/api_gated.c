@@ -28,10 +28,10 @@ void shr_api_put_nbi_gated(const char *fn, shr_ctx_t *ctx, void *dest, const voi
     put_gated(fn, ctx, dest, src, len, pe, "source", true);
 }
 
-void shr_api_p_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *value, size_t size,
+void shr_api_p_gated(const char *fn, shr_ctx_t *ctx, void *dest, uint64_t bits, size_t size,
                      int pe)
 {
-    put_gated(fn, ctx, dest, value, size, pe, "value", false);
+    put_gated(fn, ctx, dest, &bits, size, pe, "value", false);
 }
 
 void shr_api_get_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,

@@ -90,7 +90,8 @@ SHR_COLD void shr_api_put_gated(const char *fn, shr_ctx_t *ctx, void *dest, cons
                                 size_t len, int pe);
 SHR_COLD void shr_api_put_nbi_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                     size_t len, int pe);
-SHR_COLD void shr_api_p_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *value,
+/* shmem_p of up to 8 bytes: the value's bytes in `bits` (shr_api_p) */
+SHR_COLD void shr_api_p_gated(const char *fn, shr_ctx_t *ctx, void *dest, uint64_t bits,
                               size_t size, int pe);
 SHR_COLD void shr_api_get_gated(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                 size_t len, int pe, bool g, bool nbi);
@@ -160,15 +161,27 @@ static SHR_ALWAYS_INLINE void shr_api_put_nbi(const char *fn, shr_ctx_t *ctx, vo
     shr_rma_put(fn, ctx, dest, src, len, shr_api_world_pe(fn, ctx, pe), true);
 }
 
+/* `value` is the shim's parameter.  Up to 8 bytes (all but long double)
+ * its bytes go on as a value (shr_rma_p), so that its address goes to no
+ * call and the shim keeps it in a register: with the address, GCC gave
+ * shmem_long_p a frame, a store and a load of the value. */
 static SHR_ALWAYS_INLINE void shr_api_p(const char *fn, shr_ctx_t *ctx, void *dest,
                                         const void *value, size_t size, int pe)
 {
+    if (size > sizeof(uint64_t)) {
+        shr_api_put(fn, ctx, dest, value, size, pe);
+        return;
+    }
+    uint64_t bits = 0;
+
+    /* bounded for -O0, which does not fold the test above (shr_rma_g_store) */
+    memcpy(&bits, value, size < sizeof(bits) ? size : sizeof(bits));
     if (SHR_UNLIKELY(shr_g.check_gate)) {
-        shr_api_p_gated(fn, ctx, dest, value, size, pe);
+        shr_api_p_gated(fn, ctx, dest, bits, size, pe);
         return;
     }
     SHR_API_TRACE(SHR_LOG_RMA, fn, "%zu bytes to %p on PE %d", size, dest, pe);
-    shr_rma_put(fn, ctx, dest, value, size, shr_api_world_pe(fn, ctx, pe), false);
+    shr_rma_p(fn, ctx, dest, bits, size, shr_api_world_pe(fn, ctx, pe));
 }
 
 static SHR_ALWAYS_INLINE void shr_api_get(const char *fn, shr_ctx_t *ctx, void *dest,

@@ -452,6 +452,11 @@ void shr_rma_put_nbi_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void
     put_slow(fn, ctx, dest, src, len, pe, true);
 }
 
+void shr_rma_p_slow(const char *fn, shr_ctx_t *ctx, void *dest, uint64_t bits, size_t len, int pe)
+{
+    put_slow(fn, ctx, dest, &bits, len, pe, false);
+}
+
 void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src, size_t len,
                       int pe, bool nbi)
 {

@@ -306,6 +306,9 @@ SHR_COLD void shr_rma_put_slow(const char *fn, shr_ctx_t *ctx, void *dest, const
                                size_t len, int pe);
 SHR_COLD void shr_rma_put_nbi_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                    size_t len, int pe);
+/* shr_rma_put_slow of the first `len` (<= 8) bytes of `bits` (shr_rma_p) */
+SHR_COLD void shr_rma_p_slow(const char *fn, shr_ctx_t *ctx, void *dest, uint64_t bits, size_t len,
+                             int pe);
 SHR_COLD void shr_rma_get_slow(const char *fn, shr_ctx_t *ctx, void *dest, const void *src,
                                size_t len, int pe, bool nbi);
 /* shr_rma_get_slow into a variable of up to 8 bytes (shmem_g): returns the
@@ -379,6 +382,21 @@ static SHR_ALWAYS_INLINE void shr_rma_put(const char *fn, shr_ctx_t *ctx, void *
     } else {
         shr_rma_put_slow(fn, ctx, dest, src, len, pe);
     }
+}
+
+/* A blocking put of the first `len` (<= 8) bytes of `bits` (shmem_p): as
+ * shr_rma_put, but the bytes go to the slow path as a value, so that no
+ * caller's address escapes (shr_rma_g's twin). */
+static SHR_ALWAYS_INLINE void shr_rma_p(const char *fn, shr_ctx_t *ctx, void *dest, uint64_t bits,
+                                        size_t len, int pe)
+{
+    void *target = shr_rma_map(fn, dest, len, pe);
+
+    if (SHR_LIKELY(target != NULL)) {
+        shr_copy_once(target, &bits, len);
+        return;
+    }
+    shr_rma_p_slow(fn, ctx, dest, bits, len, pe);
 }
 
 /* A program's get from segment s once src lies in its user part, `off`
