@@ -110,15 +110,17 @@ void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
 
 void shr_check_symmetric(const char *fn, const char *what, const void *addr, size_t len)
 {
-    char extent[96] = "";
+    uint64_t off;
+    int s;
 
     if (len == 0 || shr_addr_is_user_symmetric(addr, len)) {
         return;
     }
-    if (shr_addr_is_user_symmetric(addr, 1)) {
-        snprintf(extent, sizeof(extent), " (its %zu bytes run past the end of the segment)", len);
-        shr_check_fail(fn, "%s %p is not symmetric%s; keep transfers inside one symmetric "
-                           "object", what, addr, extent);
+    if ((s = shr_user_seg(addr, 1, &off)) >= 0) {
+        shr_check_fail(fn, "%s %p is not symmetric (its %zu bytes run past the end of the %s, "
+                           "which lies %zu bytes from it); keep transfers inside one symmetric object",
+                       what, addr, len, s == SHR_SEG_HEAP ? "symmetric heap" : "program's globals",
+                       shr_g.seg[s].user_size - (size_t)off);
     }
     shr_check_fail(fn, "%s %p is not a symmetric address (neither in the symmetric heap nor "
                        "a global or static variable of the program); allocate it with "

@@ -75,9 +75,11 @@ NEGATIVE = [
      err("shmem_putmem", "source is NULL for a transfer of 8 bytes"), None),
     ("past_heap_end", "past_heap_end", 2, {"SHMEM_SYMMETRIC_SIZE": "1m"},
      err("shmem_putmem", r"dest 0x[0-9a-f]+ is not symmetric \(its 4194304 bytes run past "
-         "the end"), None),
+         r"the end of the symmetric heap, which lies \d+ bytes from it\)", "one symmetric object"),
+     None),
     ("past_global_end", "past_data_end", 2, {},
-     err("shmem_getmem", r"source 0x[0-9a-f]+ is not symmetric \(its \d+ bytes run past"), None),
+     err("shmem_getmem", r"source 0x[0-9a-f]+ is not symmetric \(its 1073741824 bytes run past "
+         r"the end of the program's globals, which lies \d+ bytes from it\)"), None),
     ("misaligned_amo", "misaligned_amo", 1, {},
      err("shmem_long_atomic_add", "not aligned to 8 bytes"), None),
     # a handle that never was one is read before anything can check it
