@@ -311,38 +311,33 @@ __attribute__((noinline, aligned(64))) static double called_copies(char *dst, co
     return bench_now_us() - t0;
 }
 
-/* The fastest copy of the kinds this size and CPU allow (one or two moves
- * of 1, 2, 4, 8, 16 or 32 bytes, the vector loop from 64 bytes where the CPU has it,
- * pieces and one rep movsb above one piece), or of kind `only` (>= 0, -T):
- * `iters` copies; microseconds. */
-static double best_copies(char *dst, const char *src, size_t size, long iters, long warm,
-                          bool fence, int only)
-{
-    copies_fn_t *const *of = copies_of[fence];
+/* Which loop times a kind of copy: back to back, each copy then a full
+ * fence, or each copy and each fence behind its call (called_us). */
+enum { LOOP_PLAIN, LOOP_FENCED, LOOP_CALLED };
 
-    if (only >= 0)
-        return of[only](dst, src, size, iters, warm);
-    double t = of[COPY_MEMCPY](dst, src, size, iters, warm);
-    for (int how = COPY_WORD; how < COPY_KINDS; how++) {
-        if (!copy_applies(how, size))
-            continue;
-        double v = of[how](dst, src, size, iters, warm);
-        if (v < t)
-            t = v;
-    }
-    return t;
+/* `iters` copies of kind `how` (COPY_*) in loop `loop`; microseconds. */
+static double time_kind(char *dst, const char *src, size_t size, long iters, long warm, int loop,
+                        int how)
+{
+    if (loop == LOOP_CALLED)
+        return called_copies(dst, src, size, iters, warm, how);
+    return copies_of[loop == LOOP_FENCED][how](dst, src, size, iters, warm);
 }
 
-/* As best_copies with a fence, each copy and each fence behind its call. */
-static double best_called(char *dst, const char *src, size_t size, long iters, long warm, int only)
+/* The fastest copy of the kinds this size and CPU allow (one or two moves
+ * of 1, 2, 4, 8, 16 or 32 bytes, the vector loop from 64 bytes where the CPU has it,
+ * pieces and one rep movsb above one piece), or of kind `only` (>= 0, -T),
+ * in loop `loop`: `iters` copies; microseconds. */
+static double best_copies(char *dst, const char *src, size_t size, long iters, long warm,
+                          int loop, int only)
 {
     if (only >= 0)
-        return called_copies(dst, src, size, iters, warm, only);
-    double t = called_copies(dst, src, size, iters, warm, COPY_MEMCPY);
+        return time_kind(dst, src, size, iters, warm, loop, only);
+    double t = time_kind(dst, src, size, iters, warm, loop, COPY_MEMCPY);
     for (int how = COPY_WORD; how < COPY_KINDS; how++) {
         if (!copy_applies(how, size))
             continue;
-        double v = called_copies(dst, src, size, iters, warm, how);
+        double v = time_kind(dst, src, size, iters, warm, loop, how);
         if (v < t)
             t = v;
     }
@@ -370,10 +365,13 @@ static void side_run(int side, void *p, void *a)
         bench_cpu_pause();
     char *dst = arg->put ? arg->theirs : arg->mine;
     const char *src = arg->put ? arg->mine : arg->theirs;
-    s->bw_us = best_copies(dst, src, arg->size, arg->bw_iters, arg->bw_warm, false, arg->only);
-    s->lat_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, false, arg->only);
-    s->fenced_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, true, arg->only);
-    s->called_us = best_called(dst, src, arg->size, arg->lat_iters, arg->lat_warm, arg->only);
+    s->bw_us = best_copies(dst, src, arg->size, arg->bw_iters, arg->bw_warm, LOOP_PLAIN, arg->only);
+    s->lat_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, LOOP_PLAIN,
+                            arg->only);
+    s->fenced_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, LOOP_FENCED,
+                               arg->only);
+    s->called_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, LOOP_CALLED,
+                               arg->only);
     s->ok = bench_check(dst, arg->size, arg->seed);
 }
 
