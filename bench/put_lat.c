@@ -7,6 +7,9 @@
  *                peer waits on the flag and answers the same way; half of
  *                the round trip.
  * --global puts every buffer in a static array instead of the heap.
+ * -T p: latency_us and put_quiet_us of shmem_TYPE_p instead of shmem_putmem,
+ * TYPE the size's (char, short, int, long: 1, 2, 4, 8 B only); the
+ * ping-pong stays the same.
  */
 #include "bench.h"
 
@@ -14,6 +17,42 @@
 
 #define MAX_SIZE ((size_t)4 << 20)
 static char global_pool[2 * MAX_SIZE + 4 * 4096];
+
+/* One shmem_TYPE_p of size bytes of src (-T p). */
+static void p_once(void *dest, const void *src, size_t size)
+{
+    switch (size) {
+    case 1: shmem_char_p(dest, *(const char *)src, 1); break;
+    case 2: shmem_short_p(dest, *(const short *)src, 1); break;
+    case 4: shmem_int_p(dest, *(const int *)src, 1); break;
+    default: shmem_long_p(dest, *(const long *)src, 1); break;
+    }
+}
+
+/* -T p's two loops: back-to-back p then one quiet, and p + quiet each;
+ * microseconds per call in *lat and *pq. */
+static void p_loops(char *rbuf, const char *sbuf, size_t size, long iters, long warm, double *lat,
+                    double *pq)
+{
+    for (long i = 0; i < warm; i++)
+        p_once(rbuf, sbuf, size);
+    shmem_quiet();
+    double t0 = bench_now_us();
+    for (long i = 0; i < iters; i++)
+        p_once(rbuf, sbuf, size);
+    shmem_quiet();
+    *lat = (bench_now_us() - t0) / (double)iters;
+    for (long i = 0; i < warm; i++) {
+        p_once(rbuf, sbuf, size);
+        shmem_quiet();
+    }
+    t0 = bench_now_us();
+    for (long i = 0; i < iters; i++) {
+        p_once(rbuf, sbuf, size);
+        shmem_quiet();
+    }
+    *pq = (bench_now_us() - t0) / (double)iters;
+}
 
 static double pingpong(bench_t *b, char *sbuf, char *rbuf, long *flag, size_t size,
                        long iters, long warm)
@@ -55,6 +94,10 @@ int main(int argc, char **argv)
     bench_t b;
     bench_init(&b, &info, argc, argv);
     bench_set_global_pool(&b, global_pool, sizeof global_pool);
+    bool typed_p = !strcmp(b.opt.type, "p");
+    if (!typed_p && strcmp(b.opt.type, "long")) /* long: the harness's default, putmem */
+        bench_die(&b, "-T %s: the only variant is p (shmem_TYPE_p instead of shmem_putmem)",
+                  b.opt.type);
 
     size_t max = b.opt.max_size;
     char *sbuf = bench_sym_alloc(&b, max);
@@ -74,8 +117,12 @@ int main(int argc, char **argv)
         memset(rbuf, 0, size);
         shmem_barrier_all();
 
-        /* OSU method: back-to-back puts, one quiet. */
-        if (b.me == 0) {
+        if (typed_p && size != 1 && size != 2 && size != 4 && size != 8)
+            bench_die(&b, "-T p: size %zu has no shmem_TYPE_p; give sizes of 1, 2, 4 or 8 bytes",
+                      size);
+        if (b.me == 0 && typed_p) {
+            p_loops(rbuf, sbuf, size, iters, warm, &lat, &pq);
+        } else if (b.me == 0) { /* OSU method: back-to-back puts, one quiet. */
             for (long i = 0; i < warm; i++)
                 shmem_putmem(rbuf, sbuf, size, 1);
             shmem_quiet();
