@@ -317,11 +317,17 @@ enum { LOOP_PLAIN, LOOP_FENCED, LOOP_CALLED };
 
 /* `iters` copies of kind `how` (COPY_*) in loop `loop`; microseconds. */
 static double time_kind(char *dst, const char *src, size_t size, long iters, long warm, int loop,
-                        int how)
+                        int how, unsigned seed, bool *ok)
 {
+    double t;
+
+    memset(dst, 0, size); /* each loop's copy checked: one that wrote nothing fails */
     if (loop == LOOP_CALLED)
-        return called_copies(dst, src, size, iters, warm, how);
-    return copies_of[loop == LOOP_FENCED][how](dst, src, size, iters, warm);
+        t = called_copies(dst, src, size, iters, warm, how);
+    else
+        t = copies_of[loop == LOOP_FENCED][how](dst, src, size, iters, warm);
+    *ok = *ok && bench_check(dst, size, seed);
+    return t;
 }
 
 /* The fastest copy of the kinds this size and CPU allow (one or two moves
@@ -329,15 +335,15 @@ static double time_kind(char *dst, const char *src, size_t size, long iters, lon
  * pieces and one rep movsb above one piece), or of kind `only` (>= 0, -T),
  * in loop `loop`: `iters` copies; microseconds. */
 static double best_copies(char *dst, const char *src, size_t size, long iters, long warm,
-                          int loop, int only)
+                          int loop, int only, unsigned seed, bool *ok)
 {
     if (only >= 0)
-        return time_kind(dst, src, size, iters, warm, loop, only);
-    double t = time_kind(dst, src, size, iters, warm, loop, COPY_MEMCPY);
+        return time_kind(dst, src, size, iters, warm, loop, only, seed, ok);
+    double t = time_kind(dst, src, size, iters, warm, loop, COPY_MEMCPY, seed, ok);
     for (int how = COPY_WORD; how < COPY_KINDS; how++) {
         if (!copy_applies(how, size))
             continue;
-        double v = time_kind(dst, src, size, iters, warm, loop, how);
+        double v = time_kind(dst, src, size, iters, warm, loop, how, seed, ok);
         if (v < t)
             t = v;
     }
@@ -365,14 +371,17 @@ static void side_run(int side, void *p, void *a)
         bench_cpu_pause();
     char *dst = arg->put ? arg->theirs : arg->mine;
     const char *src = arg->put ? arg->mine : arg->theirs;
-    s->bw_us = best_copies(dst, src, arg->size, arg->bw_iters, arg->bw_warm, LOOP_PLAIN, arg->only);
+    bool ok = true;
+
+    s->bw_us = best_copies(dst, src, arg->size, arg->bw_iters, arg->bw_warm, LOOP_PLAIN, arg->only,
+                           arg->seed, &ok);
     s->lat_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, LOOP_PLAIN,
-                            arg->only);
+                            arg->only, arg->seed, &ok);
     s->fenced_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, LOOP_FENCED,
-                               arg->only);
+                               arg->only, arg->seed, &ok);
     s->called_us = best_copies(dst, src, arg->size, arg->lat_iters, arg->lat_warm, LOOP_CALLED,
-                               arg->only);
-    s->ok = bench_check(dst, arg->size, arg->seed);
+                               arg->only, arg->seed, &ok);
+    s->ok = ok;
 }
 
 int main(int argc, char **argv)
