@@ -30,7 +30,7 @@ static SHR_ALWAYS_INLINE int shr_api_world_pe(const char *fn, shr_ctx_t *ctx, in
         return pe;
     }
     if (SHR_UNLIKELY((unsigned)pe >= (unsigned)ctx->n_pes)) {
-        shr_check_ctx_pe(fn, ctx, pe);
+        shr_check_ctx_pe_fail(fn, ctx, pe);
     }
     return shr_ctx_world_pe(ctx, pe);
 }

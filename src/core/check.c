@@ -108,6 +108,13 @@ void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
     }
 }
 
+void shr_check_ctx_pe_fail(const char *fn, shr_ctx_t *ctx, int pe)
+{
+    shr_check_ctx_pe(fn, ctx, pe);
+    /* ctx->n_pes is its team's size, so the check above has ended the job */
+    shr_check_fail(fn, "pe is %d, valid range 0..%d of the context's team", pe, ctx->n_pes - 1);
+}
+
 void shr_check_symmetric(const char *fn, const char *what, const void *addr, size_t len)
 {
     uint64_t off;

@@ -21,6 +21,11 @@
 SHR_COLD void shr_check_init(const char *fn);
 /* ctx is a live context; pe is a PE number of its team.  Returns the world PE. */
 SHR_COLD void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe);
+/* shr_check_ctx_pe for a pe the caller found outside ctx's n_pes: ends
+ * the job.  Declared so, a shim that tests the PE inline keeps nothing
+ * live across the call (no registers saved: a put + quiet waits for every
+ * store before its fence, pushes too). */
+SHR_COLD _Noreturn void shr_check_ctx_pe_fail(const char *fn, shr_ctx_t *ctx, int pe);
 /* [addr, addr+len) is symmetric memory the user may name (`what` = the
  * parameter's name); len 0 accepts anything. */
 SHR_COLD void shr_check_symmetric(const char *fn, const char *what, const void *addr, size_t len);
