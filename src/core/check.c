@@ -89,6 +89,12 @@ static const char *team_name(const shr_team_t *team)
     return team == shr_team_shared ? "SHMEM_TEAM_SHARED" : "the context's team";
 }
 
+static SHR_COLD _Noreturn void fail_ctx_pe(const char *fn, const shr_ctx_t *ctx, int pe)
+{
+    shr_check_fail(fn, "pe is %d, valid range 0..%d of %s", pe, ctx->team->n_pes - 1,
+                   team_name(ctx->team));
+}
+
 void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
 {
     shr_check_init(fn);
@@ -103,16 +109,16 @@ void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
     }
     check_ctx_thread(fn, ctx);
     if (pe < 0 || pe >= ctx->team->n_pes) {
-        shr_check_fail(fn, "pe is %d, valid range 0..%d of %s", pe, ctx->team->n_pes - 1,
-                       team_name(ctx->team));
+        fail_ctx_pe(fn, ctx, pe);
     }
 }
 
 void shr_check_ctx_pe_fail(const char *fn, shr_ctx_t *ctx, int pe)
 {
+    /* ends the job (ctx->n_pes is its team's size); the line after it
+     * only tells the compiler so */
     shr_check_ctx_pe(fn, ctx, pe);
-    /* ctx->n_pes is its team's size, so the check above has ended the job */
-    shr_check_fail(fn, "pe is %d, valid range 0..%d of the context's team", pe, ctx->n_pes - 1);
+    fail_ctx_pe(fn, ctx, pe);
 }
 
 void shr_check_symmetric(const char *fn, const char *what, const void *addr, size_t len)
