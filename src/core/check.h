@@ -19,7 +19,7 @@
 
 /* The library is initialized. */
 SHR_COLD void shr_check_init(const char *fn);
-/* ctx is a live context; pe is a PE number of its team.  Returns the world PE. */
+/* ctx is a live context; pe is a PE number of its team. */
 SHR_COLD void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe);
 /* shr_check_ctx_pe for a pe the caller found outside ctx's n_pes: ends
  * the job.  Declared so, a shim that tests the PE inline keeps nothing
