@@ -728,6 +728,22 @@ static inline unsigned char pattern_byte(size_t k, unsigned seed)
     return (unsigned char)(((k * 131u) + seed * 7u + (k >> 8)) ^ 0x5a);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+double bench_quantile(double *v, long n, double q)
+{
+    if (n < 1)
+        return 0;
+    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    double pos = q * (double)(n - 1);
+    long i = (long)pos;
+    return i + 1 < n ? v[i] + (pos - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
 long bench_proc_kib(const char *path, const char *key)
 {
     FILE *f = fopen(path, "r");

@@ -155,6 +155,10 @@ void *bench_sym_alloc(bench_t *b, size_t bytes);
 void  bench_fill(void *buf, size_t n, unsigned seed);
 bool  bench_check(const void *buf, size_t n, unsigned seed);
 
+/* The q-quantile (0 <= q <= 1) of v[n], interpolated between neighbours
+ * (0 when n is 0); sorts v in place, so v[0] and v[n - 1] are then its ends. */
+double bench_quantile(double *v, long n, double q);
+
 /* "Key:   N kB" of a /proc file ("/proc/self/status": VmHWM, VmRSS;
  * "/proc/self/smaps_rollup": Pss, Pss_Shmem, ...) in KiB; -1 if absent. */
 long  bench_proc_kib(const char *path, const char *key);

@@ -302,24 +302,10 @@ typedef struct ratio {
     double median, q1, q3, lo, hi;
 } ratio_t;
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The q-quantile of sorted v[n], interpolated between neighbours. */
-static double quantile(const double *v, long n, double q)
-{
-    double pos = q * (double)(n - 1);
-    long i = (long)pos;
-    return i + 1 < n ? v[i] + (pos - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
 /* Sorts v[n] (n >= 1) and summarises it. */
 static ratio_t ratio_of(double *v, long n)
 {
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
+    double median = bench_quantile(v, n, 0.5);
     double root = 1; /* sqrt(n) by Newton: the harness links no libm */
     for (int i = 0; i < 20; i++)
         root = (root + (double)n / root) / 2;
@@ -328,7 +314,7 @@ static ratio_t ratio_of(double *v, long n)
     long lo = (long)l, hi = (long)u + ((double)(long)u < u);
     lo = lo < 1 ? 1 : lo;
     hi = hi > n ? n : hi;
-    return (ratio_t){quantile(v, n, 0.5), quantile(v, n, 0.25), quantile(v, n, 0.75), v[lo - 1],
+    return (ratio_t){median, bench_quantile(v, n, 0.25), bench_quantile(v, n, 0.75), v[lo - 1],
                      v[hi - 1]};
 }
 
@@ -474,13 +460,6 @@ static void overlap_window(bool merged, bool test, char *dst, const char *src, s
     else
         shmem_quiet();
     t[4] = now();
-}
-
-/* The median of v[n] (sorted in place). */
-static double median_of(double *v, long n)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return quantile(v, n, 0.5);
 }
 
 /* n iterations of latency mode m: put + quiet, a put into a handle and
@@ -651,7 +630,7 @@ int main(int argc, char **argv)
                         window_rma(SHMEM_CTX_DEFAULT, m, false, dst, src, size, w);
                         comm[k] = bench_now_us() - t0;
                     }
-                    double t_comm = median_of(comm, reps);
+                    double t_comm = bench_quantile(comm, reps, 0.5);
                     /* a compute loop as long as the communication, from
                      * the fastest of 11 timings of 1000 steps (one timing,
                      * preempted, once set a 3 us loop against a 17 us
@@ -670,7 +649,7 @@ int main(int argc, char **argv)
                         compute(n);
                         alone[k] = bench_now_us() - t0;
                     }
-                    double t_compute = median_of(alone, reps), t[5];
+                    double t_compute = bench_quantile(alone, reps, 0.5), t[5];
                     for (long k = 0; k < reps; k++) {
                         overlap_window(m, mm == 2, dst, src, size, w, n, bench_now_us, t);
                         for (int p = 0; p < 4; p++)
@@ -690,14 +669,14 @@ int main(int argc, char **argv)
                     double wc = clock_cost_us(bench_now_us), *wph[4] = {&ph.issue, &ph.test,
                                                                         &ph.compute, &ph.wait};
                     for (int p = 0; p < 4; p++) {
-                        double x = median_of(wall + p * reps, reps) - wc,
-                               c = median_of(cpu + p * reps, creps);
+                        double x = bench_quantile(wall + p * reps, reps, 0.5) - wc,
+                               c = bench_quantile(cpu + p * reps, creps, 0.5);
                         *wph[p] = x > 0 ? x : 0;
                         ph.cpu[p] = c > 0 ? c : 0;
                     }
                     /* less its 3 inner clock reads: t_compute and t_comm
                      * hold one read each, as t_total then does */
-                    total = median_of(wall + 4 * reps, reps) - 3 * wc;
+                    total = bench_quantile(wall + 4 * reps, reps, 0.5) - 3 * wc;
                     ph.comm = t_comm;
                     free(v);
                     pct = t_comm > 0 ? 100.0 * (1.0 - (total - t_compute) / t_comm) : 0;
@@ -762,7 +741,7 @@ int main(int argc, char **argv)
                         shmem_quiet(); /* inject: completed outside the timing */
                 }
             for (int m = 0; m < 4; m++) {
-                double x = median_of(grp[m], n[m]);
+                double x = bench_quantile(grp[m], n[m], 0.5);
                 us[m] = x > 0 ? x : 0;
                 free(grp[m]);
             }

@@ -54,18 +54,6 @@ static double cycles_read(int fd)
     return fd >= 0 && read(fd, &v, sizeof(v)) == (ssize_t)sizeof(v) ? (double)v : 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double pct(double *v, long n, double p)
-{
-    qsort(v, (size_t)n, sizeof(*v), cmp_double);
-    return n ? v[(long)(p * (double)(n - 1) + 0.5)] : 0;
-}
-
 typedef struct result {
     double wake_med, wake_p90, cpu_per_us, cycles_per_us, late_med, late_max, rounds;
 } result_t;
@@ -88,8 +76,8 @@ static void waiter(bench_t *b, int peer, double delay_us, long rounds, int cyc, 
         wake[n] = t1 - *(volatile double *)&stamp;
     }
     shmem_long_atomic_set(&go, STOP, peer);
-    r->wake_med = pct(wake, n, 0.5);
-    r->wake_p90 = pct(wake, n, 0.9);
+    r->wake_med = bench_quantile(wake, n, 0.5);
+    r->wake_p90 = bench_quantile(wake, n, 0.9);
     r->cpu_per_us = waited > 0 ? cpu / waited : 0;
     r->cycles_per_us = cyc >= 0 && waited > 0 ? cycles / waited : -1;
     r->rounds = (double)n;
@@ -119,8 +107,8 @@ static void setter(int peer, double delay_us, result_t *r)
             late[n++] = t - t0 - delay_us;
         }
     }
-    r->late_med = pct(late, n, 0.5);
-    r->late_max = n ? late[n - 1] : 0; /* sorted by pct */
+    r->late_med = bench_quantile(late, n, 0.5);
+    r->late_max = n ? late[n - 1] : 0; /* sorted by bench_quantile */
 }
 
 int main(int argc, char **argv)
