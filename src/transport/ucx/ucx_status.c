@@ -14,44 +14,52 @@
 #include "boot/boot.h"
 #include "util/log.h"
 
-static shr_status_t shr_ucx_status_map(ucs_status_t status)
+/* Every UCX status Shimmer tells apart, in one table: the status it
+ * becomes, and whether it says the peer is gone (its process exited: a
+ * connection refused or reset; or its host went silent), which leaves the
+ * report to the launcher (shr_ucx_end).  Any other status is
+ * SHR_ERR_TRANSPORT, its peer not known to be gone. */
+static const struct shr_ucx_status_class {
+    ucs_status_t ucs;
+    shr_status_t shr;
+    bool peer_gone;
+} shr_ucx_status_classes[] = {
+    {UCS_OK, SHR_OK, false},
+    {UCS_INPROGRESS, SHR_OK, false},
+    {UCS_ERR_NO_MEMORY, SHR_ERR_NO_MEMORY, false},
+    {UCS_ERR_INVALID_PARAM, SHR_ERR_INVALID, false},
+    {UCS_ERR_INVALID_ADDR, SHR_ERR_INVALID, false},
+    {UCS_ERR_IO_ERROR, SHR_ERR_IO, false},
+    {UCS_ERR_UNREACHABLE, SHR_ERR_UNREACHABLE, true},
+    {UCS_ERR_NO_DEVICE, SHR_ERR_UNREACHABLE, false},
+    {UCS_ERR_NO_RESOURCE, SHR_ERR_NO_RESOURCE, false},
+    {UCS_ERR_EXCEEDS_LIMIT, SHR_ERR_NO_RESOURCE, false},
+    {UCS_ERR_OUT_OF_RANGE, SHR_ERR_NO_RESOURCE, false},
+    {UCS_ERR_UNSUPPORTED, SHR_ERR_UNSUPPORTED, false},
+    {UCS_ERR_NOT_IMPLEMENTED, SHR_ERR_UNSUPPORTED, false},
+    {UCS_ERR_TIMED_OUT, SHR_ERR_TIMED_OUT, false},
+    {UCS_ERR_ENDPOINT_TIMEOUT, SHR_ERR_TIMED_OUT, true},
+    {UCS_ERR_CONNECTION_RESET, SHR_ERR_PEER_LOST, true},
+    {UCS_ERR_REJECTED, SHR_ERR_PEER_LOST, true},
+    {UCS_ERR_CANCELED, SHR_ERR_PEER_LOST, true},
+    {UCS_ERR_NOT_CONNECTED, SHR_ERR_TRANSPORT, true},
+};
+
+static const struct shr_ucx_status_class *shr_ucx_status_class(ucs_status_t status)
 {
-    switch (status) {
-    case UCS_OK:
-    case UCS_INPROGRESS:
-        return SHR_OK;
-    case UCS_ERR_NO_MEMORY:
-        return SHR_ERR_NO_MEMORY;
-    case UCS_ERR_INVALID_PARAM:
-    case UCS_ERR_INVALID_ADDR:
-        return SHR_ERR_INVALID;
-    case UCS_ERR_IO_ERROR:
-        return SHR_ERR_IO;
-    case UCS_ERR_UNREACHABLE:
-    case UCS_ERR_NO_DEVICE:
-        return SHR_ERR_UNREACHABLE;
-    case UCS_ERR_NO_RESOURCE:
-    case UCS_ERR_EXCEEDS_LIMIT:
-    case UCS_ERR_OUT_OF_RANGE:
-        return SHR_ERR_NO_RESOURCE;
-    case UCS_ERR_UNSUPPORTED:
-    case UCS_ERR_NOT_IMPLEMENTED:
-        return SHR_ERR_UNSUPPORTED;
-    case UCS_ERR_TIMED_OUT:
-    case UCS_ERR_ENDPOINT_TIMEOUT:
-        return SHR_ERR_TIMED_OUT;
-    case UCS_ERR_CONNECTION_RESET:
-    case UCS_ERR_REJECTED:
-    case UCS_ERR_CANCELED:
-        return SHR_ERR_PEER_LOST;
-    default:
-        return SHR_ERR_TRANSPORT;
+    static const struct shr_ucx_status_class other = {UCS_ERR_LAST, SHR_ERR_TRANSPORT, false};
+
+    for (size_t i = 0; i < SHR_ARRAY_SIZE(shr_ucx_status_classes); i++) {
+        if (shr_ucx_status_classes[i].ucs == status) {
+            return &shr_ucx_status_classes[i];
+        }
     }
+    return &other;
 }
 
 shr_status_t shr_ucx_status(ucs_status_t status, const char *what_fmt, ...)
 {
-    shr_status_t mapped = shr_ucx_status_map(status);
+    shr_status_t mapped = shr_ucx_status_class(status)->shr;
     char what[256];
     va_list ap;
 
@@ -64,21 +72,9 @@ shr_status_t shr_ucx_status(ucs_status_t status, const char *what_fmt, ...)
     return mapped;
 }
 
-/* Statuses that say the peer is gone: its process exited (a connection
- * refused or reset) or its host went silent. */
 static bool shr_ucx_status_is_peer_gone(ucs_status_t status)
 {
-    switch (status) {
-    case UCS_ERR_UNREACHABLE:
-    case UCS_ERR_REJECTED:
-    case UCS_ERR_CONNECTION_RESET:
-    case UCS_ERR_NOT_CONNECTED:
-    case UCS_ERR_ENDPOINT_TIMEOUT:
-    case UCS_ERR_CANCELED:
-        return true;
-    default:
-        return false;
-    }
+    return shr_ucx_status_class(status)->peer_gone;
 }
 
 void shr_ucx_end(ucs_status_t status, const char *line)
