@@ -16,7 +16,7 @@
 #include "core/rma_inline.h"
 #include "util/expect.h"
 
-#define REGION (SHR_COPY_SKEW_END_LEN + (64u << 10))
+#define REGION (2 * SHR_COPY_SKEW_END_LEN + (64u << 10))
 #define GUARD 64
 
 typedef void copy_fn_t(void *dest, const void *src, size_t len);
@@ -79,8 +79,10 @@ static void check_all(unsigned char *dst, unsigned char *src, size_t wide)
                                   SHR_COPY_SKEW_MIN_LEN, SHR_COPY_SKEW_MIN_LEN + 15,
                                   SHR_COPY_SKEW_MIN_LEN + 16, SHR_COPY_SKEW_MIN_LEN + 17,
                                   SHR_COPY_SKEW_MIN_LEN + 61, 4096 + 13, 65536 + 5};
+    /* with a 1 MiB L2, 1 MiB in 128 KiB pieces and 2 MiB in one rep movsb */
     static const size_t long_lens[] = {SHR_COPY_SKEW_END_LEN - 1, SHR_COPY_SKEW_END_LEN,
-                                       SHR_COPY_SKEW_END_LEN + 16, SHR_COPY_SKEW_END_LEN + 17};
+                                       SHR_COPY_SKEW_END_LEN + 16, SHR_COPY_SKEW_END_LEN + 17,
+                                       2 * SHR_COPY_SKEW_END_LEN + 17};
     static const size_t long_skews[] = {0, 1, 8, SHR_COPY_SKEW_MAX, SHR_COPY_SKEW_MAX + 1};
     static const size_t src_offs[] = {0, 3, 8};
     /* both sides of the vector loop's longest copy, for a put's interior too */
