@@ -278,6 +278,18 @@ def copy_beside(pl, t, missed):
         human(x0), "; ".join(rows))
 
 
+def of_limit(pl, t, x):
+    """For a bandwidth missed on one node: both figures as % of the same
+    run's copy limit, which shows a tie at that limit (two copies of one
+    core, neither able to pass it) apart from a slower copy.  "" otherwise."""
+    if pl.id != "node" or t.ours.shape != "bw":
+        return ""
+    ours, theirs = pl.pct(t.ours.id, x), pl.pct(t.theirs.id, x)
+    if ours is None or theirs is None:
+        return ""
+    return " (Shimmer %.0f %%, MPI %.0f %% of the copy limit)" % (100 * ours, 100 * theirs)
+
+
 def judge(pl, t, quick):
     """(verdict, detail) of one target at every size it covers.  BLOCKED: every
     size it misses asks for more than the same run's machine limit allows."""
@@ -295,7 +307,8 @@ def judge(pl, t, quick):
     blocked = {x: why for x, why in blocked.items() if why}
     if missed:
         detail = "missed at %d of %d sizes: %s" % (len(missed), len(sizes), ", ".join(
-            "%s %s×" % (human(x), fmt(ratios[x])) for x in missed[:6]) + (", …" if len(missed) > 6 else ""))
+            "%s %s×%s" % (human(x), fmt(ratios[x]), of_limit(pl, t, x))
+            for x in missed[:6]) + (", …" if len(missed) > 6 else ""))
     if blocked:
         detail += "; out of reach (%s, this run) at %s" % (
             "limits/memcpy_bw", ", ".join("%s: %s" % (human(x), why) for x, why in sorted(blocked.items())))
