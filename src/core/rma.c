@@ -66,7 +66,7 @@ static size_t copy_movsb_min = SIZE_MAX;
 static size_t copy_pieces_min = SIZE_MAX, copy_pieces_max;
 
 #if defined(__x86_64__)
-/* One rep movsb over len (>= 64) bytes, the destination first brought to
+/* rep movsb over len (>= 64) bytes, the destination first brought to
  * a 64-byte boundary by one unaligned move.  glibc 2.36 uses rep movsb
  * below the L2 size (1 MiB here) and a loop of vector moves from there,
  * which on AMD EPYC (Zen 5) is slower (build/bench/memcpy_bw -x put -m
@@ -76,27 +76,18 @@ static size_t copy_pieces_min = SIZE_MAX, copy_pieces_max;
  * from memory, shared with the load); one rep movsb beats the pieces too:
  * interleaved launches, flood medians, get 2 MiB 61.1 -> 63.6 GB/s, 4 MiB
  * 61.0 -> 62.6, put 2 MiB 60.2 -> 60.8, 4 MiB 59.8 -> 60.9 (the command:
- * bench/README.md); limits/memcpy_bw measures the same copy. */
-__attribute__((target("avx512f"))) static void shr_copy_movsb(char *d, const char *s, size_t len)
-{
-    size_t skip = -(uintptr_t)d & 63;
-
-    _mm512_storeu_si512(d, _mm512_loadu_si512(s));
-    d += skip;
-    s += skip;
-    len -= skip;
-    __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(len) : : "memory");
-}
-
-/* shr_copy_movsb in 128 KiB pieces, for a copy of about the L2's size
- * (copy_pieces_min..max: 15/16 to 9/8 of a 1 MiB L2): there one rep movsb
- * is slower than pieces, and beyond it faster.  AMD EPYC (Zen 5, 1 MiB L2), a loop outside the repo
- * timing both in turn, 15 trials each, median GB/s one/pieces: 896 KiB
- * 71.2/71.3, 960 KiB 68.3/69.1, 1 MiB 66.7/69.5, 1088 KiB 64.5/66.7,
- * 1152 KiB 61.7/64.1, 1280 KiB 63.2/61.7, 2 MiB 61.0/58.6; in the
- * library: bench/README.md, "Floods of 32 KiB-4 MiB". */
-__attribute__((target("avx512f"))) static void shr_copy_movsb_pieces(char *d, const char *s,
-                                                                    size_t len)
+ * bench/README.md); limits/memcpy_bw measures the same copy.
+ *
+ * In pieces of `piece` bytes (the last one shorter) for a copy of about
+ * the L2's size (copy_pieces_min..max: 15/16 to 9/8 of a 1 MiB L2): there
+ * one rep movsb is slower than 128 KiB pieces, and beyond it faster.  AMD
+ * EPYC (Zen 5, 1 MiB L2), a loop outside the repo timing both in turn, 15
+ * trials each, median GB/s one/pieces: 896 KiB 71.2/71.3, 960 KiB
+ * 68.3/69.1, 1 MiB 66.7/69.5, 1088 KiB 64.5/66.7, 1152 KiB 61.7/64.1,
+ * 1280 KiB 63.2/61.7, 2 MiB 61.0/58.6; in the library: bench/README.md,
+ * "Floods of 32 KiB-4 MiB".  piece >= len: one rep movsb. */
+__attribute__((target("avx512f"))) static void shr_copy_movsb(char *d, const char *s, size_t len,
+                                                             size_t piece)
 {
     size_t skip = -(uintptr_t)d & 63;
 
@@ -105,7 +96,7 @@ __attribute__((target("avx512f"))) static void shr_copy_movsb_pieces(char *d, co
     s += skip;
     len -= skip;
     while (len != 0) {
-        size_t n = len < ((size_t)128 << 10) ? len : (size_t)128 << 10;
+        size_t n = len < piece ? len : piece;
 
         len -= n;
         __asm__ volatile("rep movsb" : "+D"(d), "+S"(s), "+c"(n) : : "memory");
@@ -177,10 +168,10 @@ void shr_copy_window(void *dest, const void *src, size_t len)
     }
 #if defined(__x86_64__)
     else if (len >= copy_pieces_min && len <= copy_pieces_max) {
-        shr_copy_movsb_pieces(dest, src, len);
+        shr_copy_movsb(dest, src, len, (size_t)128 << 10);
         return;
     } else if (len >= copy_movsb_min) {
-        shr_copy_movsb(dest, src, len);
+        shr_copy_movsb(dest, src, len, len);
         return;
     }
 #endif

@@ -101,8 +101,8 @@ void shr_copy_skewed(void *dest, const void *src, size_t len);
  * on AMD Zen 5: the figures and their command above shr_copy_wide), and on
  * those CPUs a copy from 1 MiB on, unskewed, through one rep movsb, which
  * glibc gives up there (above shr_copy_movsb), or, where the L2 is 1 MiB,
- * from 960 KiB to 1152 KiB through rep movsb in 128 KiB pieces (above
- * shr_copy_movsb_pieces); else a skewed one below
+ * from 960 KiB to 1152 KiB through rep movsb in 128 KiB pieces (the
+ * same); else a skewed one below
  * 1 MiB through shr_copy_skewed, the rest through memcpy.  Interior bytes may be stored
  * twice, as memcpy's are.  Thread-safe; core/rma.c. */
 void shr_copy_window(void *dest, const void *src, size_t len) SHR_PLUGIN_IMPORT(copy_window);
