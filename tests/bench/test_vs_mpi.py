@@ -198,6 +198,11 @@ class VersusMpi(unittest.TestCase):
         # across hosts the link peak is what a method reached: never a bound
         hosts = self.targets(summary, "hosts")
         self.assertFalse(any(h["verdict"] == "BLOCKED" or "out of reach" in h["detail"] for h in hosts.values()))
+        # % of the copy limit only for a bandwidth on one node: not for a
+        # latency, nor across hosts (there the peak is no copy)
+        self.assertNotIn("of the copy limit", put_lat["detail"])
+        self.assertIn("4 KiB", hosts[get_rma["target"]]["detail"])
+        self.assertFalse(any("of the copy limit" in h["detail"] for h in hosts.values()))
         self.assertIn("## Shimmer vs MPI", md)
         self.assertIn("Shimmer vs MPI", out)
         # the machine's load around the launches: 0, 0.5, 1 before, 1 after
