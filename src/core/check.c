@@ -91,8 +91,9 @@ static const char *team_name(const shr_team_t *team)
 
 static SHR_COLD _Noreturn void fail_ctx_pe(const char *fn, const shr_ctx_t *ctx, int pe)
 {
-    shr_check_fail(fn, "pe is %d, valid range 0..%d of %s", pe, ctx->team->n_pes - 1,
-                   team_name(ctx->team));
+    shr_check_fail(fn, "pe is %d, valid range 0..%d of %s; pass a PE number of that team "
+                       "(shmem_team_n_pes gives its size)",
+                   pe, ctx->team->n_pes - 1, team_name(ctx->team));
 }
 
 void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
@@ -151,8 +152,9 @@ void shr_check_user_transfer(const char *fn, const char *remote_name, const void
                              size_t len, const char *local_name, const void *local, int world_pe)
 {
     if (world_pe < 0 || world_pe >= shr_g.n_pes) {
-        shr_check_fail(fn, "pe is %d, valid range 0..%d of SHMEM_TEAM_WORLD", world_pe,
-                       shr_g.n_pes - 1);
+        shr_check_fail(fn, "pe is %d, valid range 0..%d of SHMEM_TEAM_WORLD; pass a PE number "
+                           "below shmem_n_pes()",
+                       world_pe, shr_g.n_pes - 1);
     }
     shr_check_symmetric(fn, remote_name, remote, len);
     if (local_name != NULL) {
