@@ -744,6 +744,20 @@ double bench_quantile(double *v, long n, double q)
     return i + 1 < n ? v[i] + (pos - (double)i) * (v[i + 1] - v[i]) : v[n - 1];
 }
 
+void bench_span_add(bench_span_t *s, double start_us, double end_us)
+{
+    if (s->n == 0 || start_us < s->first)
+        s->first = start_us;
+    if (s->n == 0 || end_us > s->last)
+        s->last = end_us;
+    s->n++;
+}
+
+double bench_span_us(const bench_span_t *s)
+{
+    return s->n ? s->last - s->first : 0;
+}
+
 long bench_proc_kib(const char *path, const char *key)
 {
     FILE *f = fopen(path, "r");

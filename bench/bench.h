@@ -159,6 +159,17 @@ bool  bench_check(const void *buf, size_t n, unsigned seed);
  * (0 when n is 0); sorts v in place, so v[0] and v[n - 1] are then its ends. */
 double bench_quantile(double *v, long n, double q);
 
+/* Several threads' timed intervals, each clocked by its thread (a PE's
+ * threads share its CPU: a clock read by the main thread after the start
+ * barrier may come after they finished): the span from the earliest start
+ * to the latest end.  Start from a zeroed one. */
+typedef struct bench_span {
+    double first, last;
+    long n;
+} bench_span_t;
+void   bench_span_add(bench_span_t *s, double start_us, double end_us);
+double bench_span_us(const bench_span_t *s); /* 0 when none was added */
+
 /* "Key:   N kB" of a /proc file ("/proc/self/status": VmHWM, VmRSS;
  * "/proc/self/smaps_rollup": Pss, Pss_Shmem, ...) in KiB; -1 if absent. */
 long  bench_proc_kib(const char *path, const char *key);

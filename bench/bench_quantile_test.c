@@ -3,7 +3,9 @@
  * (bench/bench.c), which req.c's medians and quartiles and wait.c's median
  * and p90 take: interpolated between neighbours, 0 for no samples, and v
  * left sorted (wait.c reads its largest lateness from v[n - 1], req.c the
- * ends of its interval from v).  Built with the plain harness; no launcher.
+ * ends of its interval from v); and bench_span_us, the span of threads'
+ * own timings that msg_rate.c and req.c take.  Built with the plain
+ * harness; no launcher.
  */
 #include <stdio.h>
 
@@ -38,8 +40,15 @@ int main(void)
     for (int i = 0; i < 3; i++) {
         expect_near(odd[i], 1 + 2 * i, "v sorted after the call");
     }
+
+    bench_span_t span = {0};
+    expect_near(bench_span_us(&span), 0, "the span of no threads");
+    bench_span_add(&span, 5, 7);
+    bench_span_add(&span, 3, 6); /* the earliest start, not the first added */
+    bench_span_add(&span, 4, 9);
+    expect_near(bench_span_us(&span), 6, "the span of [5,7] [3,6] [4,9]");
     if (failures == 0) {
-        printf("PASS bench_quantile\n");
+        printf("PASS bench_quantile, bench_span\n");
     }
     return failures != 0;
 }

@@ -130,19 +130,13 @@ int main(int argc, char **argv)
                         pthread_create(&tid[t], NULL, worker_run, &wk[t]);
                     }
                     pthread_barrier_wait(&start);
-                    /* the span from the first worker's start to the last one's
-                     * end, each timed by the worker: the PE's threads share its
-                     * CPU, and a timer here could start after they finished */
-                    double first = 0, last = 0;
+                    bench_span_t span = {0}; /* each worker times itself */
                     for (long t = 0; t < nthr; t++) {
                         pthread_join(tid[t], NULL);
                         ok = ok && wk[t].ok;
-                        if (t == 0 || wk[t].t_start < first)
-                            first = wk[t].t_start;
-                        if (t == 0 || wk[t].t_end > last)
-                            last = wk[t].t_end;
+                        bench_span_add(&span, wk[t].t_start, wk[t].t_end);
                     }
-                    us = last - first;
+                    us = bench_span_us(&span);
                     pthread_barrier_destroy(&start);
                     if (!ok)
                         bench_note(&b, "shmem_ctx_create(SHMEM_CTX_PRIVATE) failed; default context used");

@@ -389,21 +389,18 @@ static double run_threads(bench_t *b, job_t *proto, long nthr, void *(*fn)(void 
         pthread_create(&tid[t], NULL, fn, &jobs[t]);
     }
     pthread_barrier_wait(&start);
-    double t0 = 0, t1 = 0;
+    bench_span_t all = {0};
     for (long t = 0; t < nthr; t++) {
         pthread_join(tid[t], NULL);
         *ok = *ok && jobs[t].ok;
-        t0 = t == 0 || jobs[t].t0 < t0 ? jobs[t].t0 : t0;
-        t1 = jobs[t].t1 > t1 ? jobs[t].t1 : t1;
+        bench_span_add(&all, jobs[t].t0, jobs[t].t1);
     }
-    us = t1 - t0;
+    us = bench_span_us(&all);
     for (long i = 0; i < 2 * proto->pairs; i++) {
-        double s0 = jobs[0].blk[i][0], s1 = jobs[0].blk[i][1];
-        for (long t = 1; t < nthr; t++) {
-            s0 = jobs[t].blk[i][0] < s0 ? jobs[t].blk[i][0] : s0;
-            s1 = jobs[t].blk[i][1] > s1 ? jobs[t].blk[i][1] : s1;
-        }
-        block_us[i] = s1 - s0;
+        bench_span_t blk = {0};
+        for (long t = 0; t < nthr; t++)
+            bench_span_add(&blk, jobs[t].blk[i][0], jobs[t].blk[i][1]);
+        block_us[i] = bench_span_us(&blk);
     }
     pthread_barrier_destroy(&step);
     pthread_barrier_destroy(&start);
