@@ -16,7 +16,8 @@
 static SHR_COLD void check_root(const char *fn, int root, int n)
 {
     if (root < 0 || root >= n) {
-        shr_check_fail(fn, "PE_root is %d, valid range 0..%d of the %d participating PEs",
+        shr_check_fail(fn, "PE_root is %d, valid range 0..%d of the %d participating PEs; "
+                           "pass the root's number in the team or active set, not its world PE",
                        root, n - 1, n);
     }
 }

@@ -155,7 +155,8 @@ def aset_too_big():
 @case
 def root_range():
     expect(run("root_range", DEBUG), 1, [error(
-        "shmem_broadcastmem", r"PE_root is 5, valid range 0\.\.2")])
+        "shmem_broadcastmem", r"PE_root is 5, valid range 0\.\.2",
+        "pass the root's number in the team or active set")])
 
 
 @case
