@@ -41,7 +41,7 @@
  * pieces, above 64 KiB) or movsb (one rep movsb, above 64 KiB, x86); a
  * size the kind does not apply to gets a note instead of a row.  With
  * --skew BYTES the destination starts BYTES past the source's 4 KiB
- * alignment (as put_bw's).  Both compare copies, as bench/README.md and
+ * alignment (as put_bw's).  Both compare copies, as bench/notes/vs-mpi.md and
  * src/core/rma.c do; neither is a limit.
  * The buffers are on huge pages when the kernel's pool has room (as a
  * Shimmer heap is, SHIMMER_HUGEPAGES=auto), else on normal pages.

@@ -76,7 +76,8 @@ static size_t copy_pieces_min = SIZE_MAX, copy_pieces_max;
  * from memory, shared with the load); one rep movsb beats the pieces too:
  * interleaved launches, flood medians, get 2 MiB 61.1 -> 63.6 GB/s, 4 MiB
  * 61.0 -> 62.6, put 2 MiB 60.2 -> 60.8, 4 MiB 59.8 -> 60.9 (the command:
- * bench/README.md); limits/memcpy_bw measures the same copy.
+ * bench/notes/vs-mpi.md, "Floods of 128 KiB-4 MiB"); limits/memcpy_bw
+ * measures the same copy.
  *
  * In pieces of `piece` bytes (the last one shorter) for a copy of about
  * the L2's size (copy_pieces_min..max: 15/16 to 9/8 of a 1 MiB L2): there
@@ -84,7 +85,7 @@ static size_t copy_pieces_min = SIZE_MAX, copy_pieces_max;
  * EPYC (Zen 5, 1 MiB L2), a loop outside the repo timing both in turn, 15
  * trials each, median GB/s one/pieces: 896 KiB 71.2/71.3, 960 KiB
  * 68.3/69.1, 1 MiB 66.7/69.5, 1088 KiB 64.5/66.7, 1152 KiB 61.7/64.1,
- * 1280 KiB 63.2/61.7, 2 MiB 61.0/58.6; in the library: bench/README.md,
+ * 1280 KiB 63.2/61.7, 2 MiB 61.0/58.6; in the library: bench/notes/vs-mpi.md,
  * "Floods of 32 KiB-4 MiB".  piece >= len: one rep movsb. */
 __attribute__((target("avx512f"))) static void shr_copy_movsb(char *d, const char *s, size_t len,
                                                              size_t piece)
@@ -113,9 +114,9 @@ _Static_assert(SHR_COPY_SKEW_MIN_LEN >= 128, "shr_copy_wide's shortest copy");
  * loads before its four stores.  Issuing the next turn's loads before this
  * turn's stores (as shr_copy_skewed does) cost a copy + full fence 0.4-0.6
  * ns at 1-4 KiB and gained no 4 KiB flood at a skew of 0, 8, 24 or 40
- * bytes (bench/README.md, "Blocking latency, one node").  Bytes the first
- * or last move share with the blocks are stored twice; the last move is
- * the last store.  Measured on AMD EPYC (Zen 5) by memcpy_bw's 64-byte
+ * bytes (bench/notes/vs-mpi.md, "Blocking latency, one node").  Bytes the
+ * first or last move share with the blocks are stored twice; the last move
+ * is the last store.  Measured on AMD EPYC (Zen 5) by memcpy_bw's 64-byte
  * loop (the same moves) against glibc 2.36's memcpy (rep movsb from 2113
  * bytes): build/bench/memcpy_bw -x put -m 2304,4k,16k,24k,32k -T
  * vec64|memcpy [--skew 8|264], best of 3 launches, ns per copy; in the
@@ -221,7 +222,7 @@ __attribute__((target("avx512f"), noinline)) static void shr_copy_once_wide(char
  * last (the compiler barrier keeps it after the turn's other stores), so
  * the first and last 8 bytes are each stored once, the last ones last.
  * The loads do not wait for d (shr_copy_src_after): waiting cost the 2 KiB
- * flood 18 % (bench/README.md, "Blocking latency, one node"). */
+ * flood 18 % (bench/notes/vs-mpi.md, "Blocking latency, one node"). */
 __attribute__((target("avx512f"))) static SHR_ALWAYS_INLINE void shr_copy_lines(char *d,
                                                                              const char *s,
                                                                              size_t len)
@@ -259,7 +260,7 @@ __attribute__((target("avx512f"))) static SHR_ALWAYS_INLINE void shr_copy_lines(
  * Over 512 B first: the rest are the few lengths between the inline
  * shapes.  No call, nothing pushed: a put + quiet waits for every store,
  * the stack's too, and for every instruction between the fence and the
- * copy (bench/README.md, "Blocking latency, one node").  Aligned: where
+ * copy (bench/notes/vs-mpi.md, "Blocking latency, one node").  Aligned: where
  * the linker left it 48 bytes into a line the 64 B put flood ran 10 %
  * slower. */
 __attribute__((target("avx512f"), aligned(64))) static void
@@ -631,7 +632,8 @@ void shr_quiet(shr_ctx_t *ctx)
 {
     /* The test before the fence, where it runs while the stores drain: a
      * put + quiet loop waits for each instruction after the fence before
-     * the next put's stores (bench/README.md, "Blocking latency, one node"). */
+     * the next put's stores (bench/notes/vs-mpi.md,
+     * "Blocking latency, one node"). */
     if (SHR_UNLIKELY(shr_g.has_remote)) {
         shr_fence_full();
         shr_remote->quiet(ctx, NULL, 0);

@@ -173,7 +173,7 @@ static SHR_ALWAYS_INLINE void shr_copy_get(void *dest, const void *src, size_t l
  * help.  The segment table and peer_base are private to the process (no
  * line shared with what the peer writes).  A 72-128 B copy inline does
  * not wait: its flood keeps up without (shr_copy_once).  Commands:
- * bench/README.md. */
+ * bench/notes/vs-mpi.md, "Why medians moved up to 2x between launches". */
 static SHR_ALWAYS_INLINE const char *shr_copy_src_after(const char *s, const char *d)
 {
 #if defined(__x86_64__)
@@ -213,7 +213,7 @@ extern size_t shr_copy_inline_max SHR_PLUGIN_IMPORT(copy_inline_max);
  * the first and the last 8 bytes are each stored once, in one store.  In
  * asm so that it inlines into the put shims, built without AVX-512: no
  * pointer load, no jump through shr_copy_once_long (interleaved
- * launches: put + quiet 256 B and 512 B 0.2 ns faster, bench/README.md,
+ * launches: put + quiet 256 B and 512 B 0.2 ns faster, bench/notes/vs-mpi.md,
  * "Blocking latency, one node").  GCC's AVX-512 vector types there
  * realigned the shim's stack (pushes, which a quiet's fence waits for),
  * and its intrinsics do not inline there.  zmm0-7 then vzeroupper, as
@@ -274,7 +274,7 @@ static SHR_ALWAYS_INLINE void shr_copy_ends_asm(void *d, const void *s, size_t l
  * above 32 bytes inline (shr_copy_ends_asm) or through shr_copy_once_long.
  * 72-128 B is tested right after 40-64 B and its loads do not wait for the
  * destination: 128 B put + quiet 0.2 ns faster, the floods within 1.6 %
- * (bench/README.md, "Blocking latency, one node"). */
+ * (bench/notes/vs-mpi.md, "Blocking latency, one node"). */
 static SHR_ALWAYS_INLINE void shr_copy_once(void *dest, const void *src, size_t len)
 {
     if (SHR_UNLIKELY(len > 32)) {
