@@ -185,8 +185,8 @@ void shr_ucx_log_attach(void);
  * are not printed; the first one's text goes to `buf` (`len` bytes, ""
  * if none) for the caller's own line.  Not nested. */
 void shr_ucx_log_capture_begin(char *buf, size_t len);
-/* Returns whether that first line was UCX's refused connect (the peer's
- * process is gone). */
+/* Returns whether that first line was UCX's refused (or reset) connect:
+ * the peer's process is gone. */
 bool shr_ucx_log_capture_end(void);
 /* What a line about a PE out of reach tells the user to do, "; if ...":
  * check the link to `host` (NULL: between the nodes). */

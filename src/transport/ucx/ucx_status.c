@@ -139,7 +139,7 @@ void shr_ucx_fail(ucs_status_t status, const char *what)
  * the peer has simply exited, and the line reads as a fault of the
  * library.  So UCX's warnings and errors are not printed, but go to the
  * ucx debug log: during our connect (the text joins our own line,
- * ucx_ep.c); when UCX's connect() was refused (the peer's process is gone:
+ * ucx_ep.c); when UCX's connect() was refused or reset (the peer's process is gone:
  * UCX fails the endpoint or the operation, and shr_ucx_end reports it
  * unless the launcher ends the job first); and once a peer is known to be
  * gone (shr_ucx.ending).  Every other line is UCX's to print. */
@@ -158,9 +158,11 @@ static ucs_log_func_rc_t shr_ucx_log_filter(const char *file, unsigned line, con
 {
     shr_ucx_log_capture_t *cap = &shr_ucx_log_cap;
     int saved = errno; /* UCX's own handler prints its %m */
-    /* only the socket connect's own line: errno may be stale at another */
-    bool refused = saved == ECONNREFUSED && level == UCS_LOG_LEVEL_ERROR &&
-                   strncmp(format, "connect(", 8) == 0;
+    /* only the socket connect's own line: errno may be stale at another.
+     * A peer's listening socket answers a connect refused once its process
+     * is gone, and reset while the process closes it (global_exit). */
+    bool refused = (saved == ECONNREFUSED || saved == ECONNRESET) &&
+                   level == UCS_LOG_LEVEL_ERROR && strncmp(format, "connect(", 8) == 0;
     const char *why;
     char text[256];
 
