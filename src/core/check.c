@@ -89,11 +89,16 @@ static const char *team_name(const shr_team_t *team)
     return team == shr_team_shared ? "SHMEM_TEAM_SHARED" : "the context's team";
 }
 
-static SHR_COLD _Noreturn void fail_ctx_pe(const char *fn, const shr_ctx_t *ctx, int pe)
+/* The one line for a PE outside the team it counts in (NULL: the world's,
+ * whose size shr_g holds from init on). */
+static SHR_COLD _Noreturn void fail_pe_range(const char *fn, const shr_team_t *team, int pe)
 {
-    shr_check_fail(fn, "pe is %d, valid range 0..%d of %s; pass a PE number of that team "
-                       "(shmem_team_n_pes gives its size)",
-                   pe, ctx->team->n_pes - 1, team_name(ctx->team));
+    bool world = team == NULL || team == shr_team_world;
+
+    shr_check_fail(fn, "pe is %d, valid range 0..%d of %s; pass a PE number below %s", pe,
+                   (world ? shr_g.n_pes : team->n_pes) - 1,
+                   world ? "SHMEM_TEAM_WORLD" : team_name(team),
+                   world ? "shmem_n_pes()" : "that team's shmem_team_n_pes()");
 }
 
 void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
@@ -110,7 +115,7 @@ void shr_check_ctx_pe(const char *fn, shr_ctx_t *ctx, int pe)
     }
     check_ctx_thread(fn, ctx);
     if (pe < 0 || pe >= ctx->team->n_pes) {
-        fail_ctx_pe(fn, ctx, pe);
+        fail_pe_range(fn, ctx->team, pe);
     }
 }
 
@@ -119,7 +124,7 @@ void shr_check_ctx_pe_fail(const char *fn, shr_ctx_t *ctx, int pe)
     /* ends the job (ctx->n_pes is its team's size); the line after it
      * only tells the compiler so */
     shr_check_ctx_pe(fn, ctx, pe);
-    fail_ctx_pe(fn, ctx, pe);
+    fail_pe_range(fn, ctx->team, pe);
 }
 
 void shr_check_symmetric(const char *fn, const char *what, const void *addr, size_t len)
@@ -152,9 +157,7 @@ void shr_check_user_transfer(const char *fn, const char *remote_name, const void
                              size_t len, const char *local_name, const void *local, int world_pe)
 {
     if (world_pe < 0 || world_pe >= shr_g.n_pes) {
-        shr_check_fail(fn, "pe is %d, valid range 0..%d of SHMEM_TEAM_WORLD; pass a PE number "
-                           "below shmem_n_pes()",
-                       world_pe, shr_g.n_pes - 1);
+        fail_pe_range(fn, NULL, world_pe);
     }
     shr_check_symmetric(fn, remote_name, remote, len);
     if (local_name != NULL) {
