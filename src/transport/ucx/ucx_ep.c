@@ -65,16 +65,16 @@ ucs_status_t shr_ucx_peer_try(shr_ucx_worker_t *w, int pe, char *why, size_t len
      * itself: its line joins ours (shr_ucx_peer_connect), or none */
     shr_ucx_log_capture_begin(why, len);
     st = ucp_ep_create(w->worker, &params, &peer->ep);
-    bool refused = shr_ucx_log_capture_end();
+    bool peer_gone = shr_ucx_log_capture_end();
     if (st != UCS_OK) {
         shr_debug(SHR_LOG_UCX, "connecting to PE %d on %s: UCX: %s%s%s", pe, remote->host,
                   ucs_status_string(st), why[0] != '\0' ? ": " : "", why);
         free(peer);
         return st;
     }
-    /* refused, yet an endpoint: its operations fail as the peer's process
-     * is gone, and take the launcher's grace (shr_ucx_end) */
-    if (why[0] != '\0' && !refused) {
+    /* refused or reset, yet an endpoint: its operations fail as the peer's
+     * process is gone, and take the launcher's grace (shr_ucx_end) */
+    if (why[0] != '\0' && !peer_gone) {
         shr_warn("connecting to PE %d (on %s): UCX: %s", pe, remote->host, why);
     }
     if (shr_ucx_rkey_unpack(remote, peer, pe) != SHR_OK) {

@@ -139,14 +139,15 @@ void shr_ucx_fail(ucs_status_t status, const char *what)
  * the peer has simply exited, and the line reads as a fault of the
  * library.  So UCX's warnings and errors are not printed, but go to the
  * ucx debug log: during our connect (the text joins our own line,
- * ucx_ep.c); when UCX's connect() was refused or reset (the peer's process is gone:
- * UCX fails the endpoint or the operation, and shr_ucx_end reports it
- * unless the launcher ends the job first); and once a peer is known to be
- * gone (shr_ucx.ending).  Every other line is UCX's to print. */
+ * ucx_ep.c); when UCX's connect() was refused or reset (the peer's
+ * process is gone: UCX fails the endpoint or the operation, and
+ * shr_ucx_end reports it unless the launcher ends the job first); and
+ * once a peer is known to be gone (shr_ucx.ending).  Every other line is
+ * UCX's to print. */
 typedef struct {
     char *buf;
     size_t len;
-    bool refused; /* the line captured was a refused connect's */
+    bool peer_gone; /* the line captured was a connect refused or reset */
 } shr_ucx_log_capture_t;
 
 static __thread shr_ucx_log_capture_t shr_ucx_log_cap;
@@ -161,7 +162,7 @@ static ucs_log_func_rc_t shr_ucx_log_filter(const char *file, unsigned line, con
     /* only the socket connect's own line: errno may be stale at another.
      * A peer's listening socket answers a connect refused once its process
      * is gone, and reset while the process closes it (global_exit). */
-    bool refused = (saved == ECONNREFUSED || saved == ECONNRESET) &&
+    bool peer_gone = (saved == ECONNREFUSED || saved == ECONNRESET) &&
                    level == UCS_LOG_LEVEL_ERROR && strncmp(format, "connect(", 8) == 0;
     const char *why;
     char text[256];
@@ -172,7 +173,7 @@ static ucs_log_func_rc_t shr_ucx_log_filter(const char *file, unsigned line, con
     }
     if (cap->buf != NULL) {
         why = "reported with the connection's failure";
-    } else if (refused) {
+    } else if (peer_gone) {
         why = "the peer's process is gone";
     } else if (__atomic_load_n(&shr_ucx.ending, __ATOMIC_RELAXED)) {
         why = "a peer is gone";
@@ -182,7 +183,7 @@ static ucs_log_func_rc_t shr_ucx_log_filter(const char *file, unsigned line, con
     vsnprintf(text, sizeof(text), format, ap);
     if (cap->buf != NULL && cap->buf[0] == '\0') {
         snprintf(cap->buf, cap->len, "%s", text);
-        cap->refused = refused;
+        cap->peer_gone = peer_gone;
     }
     shr_debug(SHR_LOG_UCX, "UCX %s (%s:%u, not printed: %s): %s",
               level == UCS_LOG_LEVEL_WARN ? "warning" : "error",
@@ -199,7 +200,7 @@ void shr_ucx_log_attach(void)
 void shr_ucx_log_capture_begin(char *buf, size_t len)
 {
     buf[0] = '\0';
-    shr_ucx_log_cap.refused = false;
+    shr_ucx_log_cap.peer_gone = false;
     shr_ucx_log_cap.len = len;
     shr_ucx_log_cap.buf = buf;
 }
@@ -207,5 +208,5 @@ void shr_ucx_log_capture_begin(char *buf, size_t len)
 bool shr_ucx_log_capture_end(void)
 {
     shr_ucx_log_cap.buf = NULL;
-    return shr_ucx_log_cap.refused;
+    return shr_ucx_log_cap.peer_gone;
 }
