@@ -1,6 +1,6 @@
 /*
- * memcpy_bw - machine limit: single-core copy, in the access pattern of
- * the put and get benchmarks it bounds: the fastest of glibc's memcpy,
+ * memcpy_bw - machine limit: the copy, in the access pattern of the put and
+ * get benchmarks it bounds: the fastest of glibc's memcpy,
  * for 1, 2, 4, 8, 16 and 32 bytes one or two moves (as Shimmer's inline
  * copy up to 32 bytes is), on a CPU
  * with AVX-512 a loop of 64-byte moves (which copies 4 KiB on
@@ -11,14 +11,21 @@
  * the same) and on x86 one rep movsb from a 64-byte aligned destination
  * (which glibc 2.36 gives up from 1 MiB on; Shimmer copies so there).
  * Two processes share the buffers (MAP_SHARED, as two PEs on a node share
- * their heaps); side 1, the "target", writes its buffer before each point
- * and then leaves the CPUs to side 0, which copies, the same two buffers
- * every time within a trial (a target PE waits
- * in a barrier; one that naps there, as Shimmer's does, leaves the copier
- * the whole machine: the best case, which a limit is):
+ * their heaps); side 1, the "target", writes its buffer before each point,
+ * the same two buffers every time within a trial:
  *   op=put  side 0's source into side 1's destination (put_bw, put_lat);
  *   op=get  side 1's source into side 0's destination (get_bw, get_lat).
- * bandwidth_MBps: put_bw's iterations and warm-up, MB = 1e6 bytes;
+ * A target PE waits in a barrier, where it may nap (leaving the copier the
+ * whole machine) or copy part of the data itself (Shimmer's shared copies,
+ * SHIMMER_COPY_SHARE): the best case, which a limit is, is the faster of
+ * one core copying alone (every column below but cores_MBps) and
+ * cores_MBps: both sides copying, side 0 the front part of every copy and
+ * side 1 the back (split at the destination's 64-byte boundary nearest the
+ * middle), free running: they meet only before and after the timed loop.
+ * With one CPU allowed there is no second core: cores_MBps is then
+ * bandwidth_MBps.
+ * bandwidth_MBps: put_bw's iterations and warm-up, MB = 1e6 bytes, one core;
+ * cores_MBps: the same, every side copying its part (above);
  * latency_us: the time of one copy, back to back, with put_lat's;
  * fenced_us: one copy then a full fence (the stores visible before any
  *   later load), back to back: what a put completed by quiet costs at
@@ -47,8 +54,10 @@
  * Shimmer heap is, SHIMMER_HUGEPAGES=auto), else on normal pages.
  * Built with plain cc.
  */
+#define _GNU_SOURCE
 #include "bench.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -61,7 +70,9 @@ enum { TRIALS = 6 };
 
 typedef struct shared {
     _Alignas(128) volatile int ready;     /* side 1 wrote its buffer */
-    double bw_us, lat_us, fenced_us, called_us;   /* this trial's loops */
+    _Alignas(128) int met;                /* arrivals at the sides' meetings (both_copies) */
+    _Alignas(128) double start[2], end[2];   /* each side's timed loop, both copying */
+    double bw_us, lat_us, fenced_us, called_us, cores_us;   /* this trial's loops */
     bool ok;
 } shared_t;
 
@@ -72,6 +83,7 @@ typedef struct arg {
     char *mine, *theirs;                  /* side 0's and side 1's buffer */
     unsigned seed;
     int only;                             /* -T: one kind of copy (COPY_*), or -1 */
+    bool cores;                           /* a second CPU: both sides copy (cores_us) */
 } arg_t;
 
 #if defined(__x86_64__)
@@ -350,10 +362,84 @@ static double best_copies(char *dst, const char *src, size_t size, long iters, l
     return t;
 }
 
+/* Whether a copy of kind `how` can copy a part of `size` bytes (a
+ * kind's loop may serve a part below the sizes it is the fastest at). */
+static bool part_copies(int how, size_t size)
+{
+    switch (how) {
+    case COPY_WORD: return copy_applies(how, size);
+    case COPY_VEC64: return size >= 64 && has_vec64();
+    case COPY_MOVSB: return size >= 64 && has_movsb();
+    default: return true;
+    }
+}
+
+/* Whether both sides copying time kind `how` with their parts cut at
+ * `cut`: a kind the size allows (as best_copies) that can copy both parts;
+ * with -T its kind where it can, else memcpy. */
+static bool parts_kind(int how, const arg_t *arg, size_t cut)
+{
+    size_t size = arg->size;
+    if (arg->only < 0)
+        return copy_applies(how, size) && part_copies(how, cut) && part_copies(how, size - cut);
+    bool fits = part_copies(arg->only, cut) && part_copies(arg->only, size - cut);
+    return how == (fits ? arg->only : COPY_MEMCPY);
+}
+
+/* One side's arrival at the sides' `n`th meeting: back when both came. */
+static void meet(shared_t *s, int n)
+{
+    __atomic_add_fetch(&s->met, 1, __ATOMIC_ACQ_REL);
+    while (__atomic_load_n(&s->met, __ATOMIC_ACQUIRE) < 2 * n)
+        bench_cpu_pause();
+}
+
+/* Both sides copying (cores_MBps): for each kind parts_kind allows, each
+ * side copies its part put_bw's iterations times, back to back after its
+ * warm-up; the sides meet only before and after each loop.  Side 0 checks
+ * the whole destination.  The fastest kind's microseconds, from the
+ * earlier start to the later end. */
+static double both_copies(shared_t *s, int side, char *dst, const char *src, const arg_t *arg,
+                          bool *ok)
+{
+    size_t size = arg->size, cut = size / 2;
+    size_t near = (size_t)((((uintptr_t)dst + cut + 32) & ~(uintptr_t)63) - (uintptr_t)dst);
+    if (near > 0 && near < size)   /* no cache line written by both */
+        cut = near;
+    size_t off = side ? cut : 0, n = side ? size - cut : cut;
+    double best = 0;
+    int met = 0;
+
+    for (int how = 0; how < COPY_KINDS; how++) {
+        if (!parts_kind(how, arg, cut))
+            continue;
+        if (side == 0)
+            memset(dst, 0, size);
+        meet(s, ++met);
+        copies_of[0][how](dst + off, src + off, n, arg->bw_warm, 0);
+        meet(s, ++met);
+        s->start[side] = bench_now_us();
+        copies_of[0][how](dst + off, src + off, n, arg->bw_iters, 0);
+        s->end[side] = bench_now_us();
+        meet(s, ++met);
+        double t = (s->end[0] > s->end[1] ? s->end[0] : s->end[1]) -
+                   (s->start[0] < s->start[1] ? s->start[0] : s->start[1]);
+        if (best == 0 || t < best)
+            best = t;
+        if (side == 0)
+            *ok = *ok && bench_check(dst, size, arg->seed);
+    }
+    return best;
+}
+
 static void side_run(int side, void *p, void *a)
 {
     shared_t *s = p;
     arg_t *arg = a;
+    char *dst = arg->put ? arg->theirs : arg->mine;
+    const char *src = arg->put ? arg->mine : arg->theirs;
+    bool ok = true;
+
     if (side == 1) {
         /* the target touches its buffer, as a PE initialises its own heap */
         if (arg->put)
@@ -361,6 +447,8 @@ static void side_run(int side, void *p, void *a)
         else
             bench_fill(arg->theirs, arg->size, arg->seed);
         __atomic_store_n(&s->ready, 1, __ATOMIC_RELEASE);
+        if (arg->cores)
+            both_copies(s, 1, dst, src, arg, &ok);
         return;                           /* its pages stay: the mapping is shared */
     }
     if (arg->put)
@@ -369,9 +457,9 @@ static void side_run(int side, void *p, void *a)
         memset(arg->mine, 0, arg->size);
     while (!__atomic_load_n(&s->ready, __ATOMIC_ACQUIRE))
         bench_cpu_pause();
-    char *dst = arg->put ? arg->theirs : arg->mine;
-    const char *src = arg->put ? arg->mine : arg->theirs;
-    bool ok = true;
+    /* both first: then side 1 is gone, and side 0 copies alone */
+    if (arg->cores)
+        s->cores_us = both_copies(s, 0, dst, src, arg, &ok);
 
     s->bw_us = best_copies(dst, src, arg->size, arg->bw_iters, arg->bw_warm, LOOP_PLAIN, arg->only,
                            arg->seed, &ok);
@@ -388,9 +476,10 @@ int main(int argc, char **argv)
 {
     static const bench_info_t info = {
         .name = "memcpy_bw",
-        .title = "machine limit: single-core copy (memcpy or 64-byte moves) between two processes' shared buffers, by size",
-        .columns = "op: size:B bandwidth_MBps:MB/s latency_us:us fenced_us:us called_us:us pinned: "
-                   "huge_pages: iterations: valid:",
+        .title = "machine limit: copy (memcpy or 64-byte moves) between two processes' shared buffers, "
+                 "by size: one core, and the bandwidth with both processes copying",
+        .columns = "op: size:B bandwidth_MBps:MB/s cores_MBps:MB/s latency_us:us fenced_us:us "
+                   "called_us:us pinned: huge_pages: iterations: valid:",
         .min_size = 1, .max_size = (size_t)4 << 20,
         BENCH_SWEEP_BW,                  /* put_bw's and get_bw's */
         .ops = "put,get",
@@ -399,6 +488,8 @@ int main(int argc, char **argv)
     bench_t b;
     bench_init(&b, &info, argc, argv);
     bool pin = !(b.opt.nthreads == 1 && b.opt.threads[0] == 0);
+    cpu_set_t allowed;                   /* both sides copy where there is a second CPU */
+    bool cores = sched_getaffinity(0, sizeof allowed, &allowed) != 0 || CPU_COUNT(&allowed) >= 2;
     int only = -1;                       /* -T: the harness's default type means none */
     for (int how = 0; how < COPY_KINDS && strcmp(b.opt.type, "long"); how++)
         if (!strcmp(b.opt.type, copy_names[how]))
@@ -435,13 +526,14 @@ int main(int argc, char **argv)
                            size);
                 continue;
             }
-            arg_t arg = {.put = put, .size = size, .seed = (unsigned)size, .only = only};
+            arg_t arg = {.put = put, .size = size, .seed = (unsigned)size, .only = only,
+                         .cores = cores};
             arg.bw_iters = bench_iters(&b, size);
             arg.bw_warm = bench_warmup(&b, arg.bw_iters);
             arg.lat_iters = bench_iters_like(&b, size, &lat_sweep);
             arg.lat_warm = bench_warmup(&b, arg.lat_iters);
             bool pinned = false, ok = true;
-            double copy_us = 0, fenced_us = 0, called_us = 0;   /* best per-copy times */
+            double copy_us = 0, cores_us = 0, fenced_us = 0, called_us = 0;   /* best per copy */
             for (int t = 0; t < TRIALS; t++) {
                 bool this_pinned = false;
                 memset((void *)s, 0, sizeof *s);
@@ -462,6 +554,9 @@ int main(int argc, char **argv)
                 }
                 if (t == 0 || f < fenced_us)
                     fenced_us = f;
+                double w = s->cores_us / (double)arg.bw_iters;   /* one CPU: unused */
+                if (t == 0 || w < cores_us)
+                    cores_us = w;
                 double k = s->called_us / (double)arg.lat_iters;
                 if (t == 0 || k < called_us)
                     called_us = k;
@@ -470,6 +565,7 @@ int main(int argc, char **argv)
             bench_col_str(&b, "op", put ? "put" : "get");
             bench_col_int(&b, "size", (long long)size);
             bench_col_num(&b, "bandwidth_MBps", (double)size / copy_us);
+            bench_col_num(&b, "cores_MBps", (double)size / (cores ? cores_us : copy_us));
             bench_col_num(&b, "latency_us", copy_us);
             bench_col_num(&b, "fenced_us", fenced_us);
             bench_col_num(&b, "called_us", called_us);
