@@ -8,7 +8,10 @@ in the tables) and TARGETS (the issue's goals, judged at every size).
 
 Peak (each figure as % of it):
   one node     the machine limit of the same pattern and size: memcpy_bw
-               (op=put or get: into or out of the other process's buffer),
+               (op=put or get: into or out of the other process's buffer);
+               for a bandwidth the copy limit with every core copying where
+               that is faster (Run.copy_limit: a target waiting in a barrier
+               may copy part of the data), for a latency one core's copy,
                for a put completed by quiet or MPI_Win_flush the copy then a
                full fence, for a ping-pong the longer of the cache-line
                one-way time and the copy; the best repetition (a limit is the
@@ -148,7 +151,7 @@ class Placement:
         calls (called_us) where the run has it."""
         self.limit, self.reach, self.called = {}, {}, False
         if self.id == "node":
-            bw = {op: dict(run.limit_curve("memcpy_bw", "bandwidth_MBps", op=op)) for op in ("put", "get")}
+            bw = {op: dict(run.copy_limit_curve(op)) for op in ("put", "get")}
             lat = {op: dict(run.limit_curve("memcpy_bw", "latency_us", op=op)) for op in ("put", "get")}
             # runs recorded before the probe had fenced_us: the copy alone
             fenced = dict(run.limit_curve("memcpy_bw", "fenced_us", op="put")) or lat["put"]
@@ -167,10 +170,13 @@ class Placement:
                         self.limit[(m.id, x)] = self.reach[(m.id, x)] = v
                     if m.completed and self.called and called.get(x):
                         self.reach[(m.id, x)] = x / called[x]
-            self.peak_text = ("the single-core memcpy of the same pattern and size (limits/memcpy_bw: into the "
-                              "other process's buffer for puts and messages, out of it for gets; for a put "
-                              "completed by quiet or MPI_Win_flush the copy then a full fence; for a ping-pong "
-                              "the longer of the copy and the cache-line one-way time), best repetition")
+            self.peak_text = ("the copy limit of the same pattern and size, with every core copying where "
+                              "that is faster (limits/memcpy_bw: into the other process's buffer for puts and "
+                              "messages, out of it for gets; a bandwidth's the larger of one core, "
+                              "`bandwidth_MBps`, and both processes copying, `cores_MBps`; a latency's one "
+                              "core's copy, for a put completed by quiet or MPI_Win_flush the copy then a full "
+                              "fence, for a ping-pong the longer of the copy and the cache-line one-way time), "
+                              "best repetition")
             self.have_peak = bool(self.limit)
             return
         best, where = 0.0, None
@@ -377,7 +383,8 @@ def plots(run, pls, outdir, plt, finish):
                 ref = ms[0]
                 xs = [x for x in pl.sizes if (ref.id, x) in pl.limit]
                 ys = [pl.limit[(ref.id, x)] if shape == "bw" else x / pl.limit[(ref.id, x)] for x in xs]
-                label = "single-core memcpy (%s)" % ref.op if pl.id == "node" else "best rate over the link"
+                label = ("copy limit (%s%s)" % (ref.op, ", every core where faster" if shape == "bw" else "")
+                         if pl.id == "node" else "best rate over the link")
                 ax.plot(xs, ys, "-", color="black", linewidth=1.2, label="peak: " + label)
             finish(ax, "Shimmer vs MPI, %s: %s vs size" % (SHORT[pl.id], "bandwidth" if shape == "bw" else "latency"),
                    ylabel)

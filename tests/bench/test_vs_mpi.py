@@ -9,7 +9,10 @@ figure above its machine limit (a measurement fault), the link peak across
 hosts, and a quick run that must give no verdict at all; with the probe's
 called_us (the copy and its fence behind two library calls) a size the copy
 and its fence alone would allow is out of reach, and without it (older runs)
-the rule falls back to fenced_us.
+the rule falls back to fenced_us.  With the probe's cores_MBps (both
+processes copying) a bandwidth's limit is the larger of it and the one-core
+figure: a flood above one core but within both is no fault, one above both
+still is.
 
 VersusMpiRecorded: fixtures/vs_mpi/ is a real `bench/run --mpi` run (Shimmer
 and Open MPI on one node and on two namespace hosts, three repetitions, on
@@ -49,15 +52,18 @@ OUT_OF_REACH = 2048                          # 0.5x MPI's put and get latency is
 FENCE = 0.004                                # us: what completing a copy adds (memcpy_bw fenced_us)
 NOISE = 0.01                                 # the repetitions lie 1 % either side of the median
 CALLS = 0.004                                # us: what the two library calls add (memcpy_bw called_us)
+SHARE = 128 << 10                            # from here both processes copying pass one core
 
 
 def memcpy_bw(x):
     return min(50000.0, 20.0 * x)            # MB/s: the same-pattern copy
 
 
-def values(called=False):
+def values(called=False, cores=None):
     """{(impl, job, key items): metric values} for one repetition (rep-independent);
-    called: the probe has called_us (runs before it did not)."""
+    called: the probe has called_us (runs before it did not); cores: the
+    probe has cores_MBps, this times the one-core bandwidth from SHARE on
+    and half of it below."""
     v = {}
     for x in SIZES:
         mc = memcpy_bw(x)
@@ -66,6 +72,9 @@ def values(called=False):
         if called:
             v[("limit", "memcpy_bw", ("op", "put"), x)]["called_us"] = x / mc + FENCE + CALLS
         v[("limit", "memcpy_bw", ("op", "get"), x)] = {"bandwidth_MBps": mc, "latency_us": x / mc}
+        if cores:
+            for op in ("put", "get"):
+                v[("limit", "memcpy_bw", ("op", op), x)]["cores_MBps"] = (cores if x >= SHARE else 0.5) * mc
         for pre, scale in (("", 1.0), ("hosts_", 0.01)):
             put = (1.05 if (x == FAULT and not pre) else 0.9) * mc * scale
             get = 0.6 * mc * scale if x == GET_MISS else 0.8 * mc * scale
@@ -98,13 +107,14 @@ COLUMNS = {"memcpy_bw": "op: size:B bandwidth_MBps:MB/s latency_us:us fenced_us:
            "cacheline_pingpong": "mode: latency_us:us"}
 
 
-def write_run(root, quick=False, noise=0.0, called=False):
+def write_run(root, quick=False, noise=0.0, called=False, cores=None):
     raw = {}
-    for (impl, job, kv, x), metrics in values(called).items():
+    for (impl, job, kv, x), metrics in values(called, cores).items():
         raw.setdefault((impl, job), []).append((kv, x, metrics))
     for (impl, job), rows in raw.items():
         prog = job[len("hosts_"):] if job.startswith("hosts_") else job
-        names = COLUMNS[prog] + (" called_us:us" if called and prog == "memcpy_bw" else "")
+        names = COLUMNS[prog] + (" called_us:us" if called and prog == "memcpy_bw" else "") + (
+            " cores_MBps:MB/s" if cores and prog == "memcpy_bw" else "")
         cols = [c.split(":") + [""] if ":" not in c else c.split(":", 1) for c in names.split()]
         d = os.path.join(root, "raw", impl)
         os.makedirs(d, exist_ok=True)
@@ -141,8 +151,8 @@ class VersusMpi(unittest.TestCase):
     def tearDown(self):
         shutil.rmtree(self.dir, ignore_errors=True)
 
-    def run_report(self, quick=False, called=False):
-        write_run(self.dir, quick=quick, noise=NOISE, called=called)
+    def run_report(self, quick=False, called=False, cores=None):
+        write_run(self.dir, quick=quick, noise=NOISE, called=called, cores=cores)
         out = io.StringIO()
         with redirect_stdout(out):
             self.assertEqual(report.main([self.dir, "--no-plots"]), 0)
@@ -289,6 +299,43 @@ class VersusMpi(unittest.TestCase):
         self.assertAlmostEqual(f["limit_v"], 50000 * 1.01, places=3)
         self.assertTrue(f["shimmer_fault"])       # 1.01x memcpy beats even the best
 
+    def test_limit_with_every_core_copying(self):
+        # both processes copying at 1.1x one core from SHARE on: the 1 MiB
+        # flood (1.05x one core) is within its limit, no fault anywhere
+        _, summary, md = self.run_report(cores=1.1)
+        node = summary["vs_mpi"]["node"]["methods"]
+        self.assertAlmostEqual(node["put_flood"][str(FAULT)]["pct_of_peak"], 1.05 / (1.1 * 1.01), places=6)
+        self.assertAlmostEqual(node["rma_get_agg"][str(FAULT)]["pct_of_peak"], 0.7 / (1.1 * 1.01), places=6)
+        # below SHARE both copying are slower (0.5x): one core is the limit
+        self.assertAlmostEqual(node["put_flood"]["65536"]["pct_of_peak"], 0.9 / 1.01, places=6)
+        self.assertFalse(any(c["fault"] for m in node.values() for c in m.values()))
+        # a latency's limit stays one core's copy
+        t = (1 << 20) / memcpy_bw(1 << 20)
+        self.assertAlmostEqual(node["get_blocking"]["1048576"]["pct_of_peak"], 0.99 * t / (1.1 * t + 0.002),
+                               places=6)
+        self.assertIn("with every core copying where that is faster", summary["vs_mpi"]["node"]["peak"])
+        self.assertIn("None: every figure is within its limit.", md)
+        f = {x["id"]: x for x in summary["figures"]}
+        self.assertAlmostEqual(f["put_nbi_bw_1M"]["limit_v"], 50000 * 1.1 * 1.01, places=3)
+        self.assertFalse(f["put_nbi_bw_1M"]["shimmer_fault"])
+        self.assertEqual(f["put_nbi_bw_1M"]["limit_note"], "same-pattern copy, every core")
+        self.assertAlmostEqual(f["get_bw_1M"]["limit_v"], 50000 * 1.1 * 1.01, places=3)
+
+    def test_fault_beyond_every_core_copying(self):
+        # both copying at 1.02x one core: the 1 MiB flood (1.05x) beats even
+        # that limit's best repetition (1.02 x 1.01): still a fault
+        _, summary, md = self.run_report(cores=1.02)
+        node = summary["vs_mpi"]["node"]["methods"]
+        self.assertTrue(node["put_flood"][str(FAULT)]["fault"])
+        self.assertEqual([(mid, x) for mid, m in node.items() for x, c in m.items() if c["fault"]],
+                         [("put_flood", str(FAULT))])
+        f = {x["id"]: x for x in summary["figures"]}["put_nbi_bw_1M"]
+        self.assertAlmostEqual(f["limit_v"], 50000 * 1.02 * 1.01, places=3)
+        self.assertTrue(f["shimmer_fault"])
+        self.assertEqual(f["verdict"], "—")       # no target: the fault is listed, not judged
+        self.assertIn("Shimmer putmem_nbi x64 + quiet at 1 MiB", md)
+        self.assertIn("is beyond its limit", md)
+
     def test_no_mpi_is_said(self):
         write_run(self.dir)
         with open(os.path.join(self.dir, "run.json")) as f:
@@ -332,8 +379,9 @@ class VersusMpiRecorded(unittest.TestCase):
 
     def limit_rate(self, m, size):
         """The one-node peak of method m at size, straight from the probe's raw files."""
-        if m.shape == "bw":
-            return max(raw_values(self.dir, "limit", "memcpy_bw", "bandwidth_MBps", op=m.op, size=size))
+        if m.shape == "bw":          # one core or both copying (runs with cores_MBps), the faster
+            return max(raw_values(self.dir, "limit", "memcpy_bw", "bandwidth_MBps", op=m.op, size=size) +
+                       raw_values(self.dir, "limit", "memcpy_bw", "cores_MBps", op=m.op, size=size))
         fenced = raw_values(self.dir, "limit", "memcpy_bw", "fenced_us", op=m.op, size=size)
         t = min(fenced if m.completed and fenced else
                 raw_values(self.dir, "limit", "memcpy_bw", "latency_us", op=m.op, size=size))
