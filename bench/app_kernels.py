@@ -52,9 +52,10 @@ SPLIT = [("put", ("put",)), ("get", ("get",)), ("amo", ("amo",)), ("barrier", ("
 # families outside any timed region: left out when the profile recorded one
 UNTIMED = ("init", "finalize")
 # The copy probe for the reach: one core copying daxpy's chunk (64 KiB, in
-# cache) and buffers the size of its vectors (64 MiB, from memory); the
-# best of its sizes, directions and repetitions, so that no kernel's copies
-# can be faster than the floor assumes.
+# cache) and buffers the size of its vectors (64 MiB, from memory), and both
+# processes copying their parts of it (cores_MBps); the best of its sizes,
+# directions and repetitions, so that no kernel's copies can be faster than
+# the floor assumes.
 COPY_JOB, COPY_ARGS = "memcpy_apps", ["-m", "64k,64M"]
 # Kernels with a variant that moves their data by memcpy through shmem_ptr
 # (a library that costs nothing): its time is the kernel's floor on one node.
@@ -182,10 +183,12 @@ def handoff_s(run):
 
 
 def copy_bandwidth(run):
-    """Bytes per second of the copy probe (the best of both directions), or None."""
-    best = max((bw for op in ("put", "get") for _, bw in run.limit_curve(COPY_JOB, "bandwidth_MBps", op=op)),
-               default=None)
-    return best * 1e6 if best else None
+    """(one core, every core copying) in bytes per second of the copy probe,
+    each the best of both directions, or None where the run lacks it."""
+    def best(metric):
+        b = max((bw for op in ("put", "get") for _, bw in run.limit_curve(COPY_JOB, metric, op=op)), default=None)
+        return b * 1e6 if b else None
+    return best("bandwidth_MBps"), best("cores_MBps")
 
 
 class Reach:
@@ -193,8 +196,10 @@ class Reach:
     on one node, from the run's own measurements: the kernel cannot take
     less than its time outside the library (the recorded share outside any
     routine, times Shimmer's timed median) plus the copy of the bytes the
-    library moved for it at the probe's bandwidth (one core each; PEs beyond
-    the CPUs share them).  Every other part of the library's time, waiting
+    library moved for it: all PEs' bytes at the machine's best copy rate,
+    one core's bandwidth on each CPU (PEs beyond the CPUs share them) or,
+    where faster, every core copying (a PE that waits may copy part of
+    another's put, as Shimmer's shared copies do).  Every other part of the library's time, waiting
     for slower PEs included, counts as removable, so the floor is low and
     the reach generous.  With more PEs than CPUs, PEs that share a CPU
     compute in turn, so the floor is also at least the kernel's computation
@@ -208,7 +213,8 @@ class Reach:
     def __init__(self, result, split=None, bandwidth=None, cpus=1, direct=None, work=None, handoff=None):
         """direct: the time of the kernel's DIRECT variant, which is then the
         floor (tighter: its copies are the kernel's own, from memory or cache
-        as they are); else the floor from the split, the copy probe,
+        as they are); else the floor from the split, the copy probe
+        (`bandwidth`: copy_bandwidth's pair),
         `work` (PEs, CPU-seconds) and `handoff` (seconds per CPU hand-off)
         when the PEs outnumber the CPUs."""
         self.kernel, self.direct, self.cpus = result.kernel, direct, cpus
@@ -226,7 +232,8 @@ class Reach:
             self.floor_s = direct.median
         else:
             self.outside_s = result.shim.median * split.pct["outside"] / 100.0
-            self.copy_s = split.bytes / bandwidth * max(1.0, result.n / float(cpus))
+            one, every = bandwidth
+            self.copy_s = split.bytes * result.n / max(one * min(result.n, cpus), every or 0.0)
             self.floor_s = max(self.outside_s + self.copy_s,
                                (self.work[1] / cpus if self.work else 0.0) + (self.handoff_s or 0.0))
         self.speedup = result.peer.median / self.floor_s if self.floor_s > 0 else None
@@ -303,7 +310,7 @@ class Result:
             direct = run.stat(run.shimmer, direct_job_id(kernel, pid), "time_s") if kernel in DIRECT else None
             if self.shim and self.peer and direct and not direct.invalid:
                 self.reach = Reach(self, direct=direct)
-            elif self.split and bandwidth and self.shim and self.peer:
+            elif self.split and bandwidth[0] and self.shim and self.peer:
                 self.reach = Reach(self, self.split, bandwidth, cpus, work=computation(run, by_job, kernel, cpus),
                                    handoff=handoff)
         self.verdict = self._judge(run)
@@ -412,14 +419,15 @@ def markdown(run, plot_files):
               "(below) and, on one node, the reach: the largest speed-up over the peer any library "
               "could give, from this run: the peer's time over the kernel's floor, its time outside "
               "the library (the profile's share outside, times Shimmer's time) plus the copy of the "
-              "bytes the library moved at the copy probe's bandwidth (limits/memcpy_bw `%s`: %s); "
+              "bytes the library moved, all PEs' at the machine's best copy rate (limits/memcpy_bw "
+              "`%s`: %s one core, on each CPU; every core copying %s, where faster); "
               "for a kernel with a direct variant, that variant's time (its data moved by memcpy "
               "through shmem_ptr: a library that costs nothing). With more PEs than CPUs the floor "
               "is also at least the computation at the largest placement where each PE had a CPU, "
               "spread over the CPUs, plus the CPU hand-offs the synchronisations force (per barrier, "
               "reduction, collect or alltoall: PEs per CPU - 1, at the hand-off probe's %s). "
               "BLOCKED: the reach is below the target." % (
-                  " ".join(COPY_ARGS), human_bw(copy_bandwidth(run)),
+                  " ".join(COPY_ARGS), human_bw(copy_bandwidth(run)[0]), human_bw(copy_bandwidth(run)[1]),
                   "%s µs" % fmt(handoff_s(run) * 1e6) if handoff_s(run) else "not measured"), ""]
         for r in missed:
             L.append("- %s, %s: %s× (Shimmer %s s, peer %s s)%s%s" % (

@@ -155,13 +155,17 @@ class AppsSections(unittest.TestCase):
         with open(os.path.join(d, job + ".prof"), "w") as f:
             f.write("\n".join(table) + "\n")
 
-    def plant_copy_probe(self, mbps):
-        recs = [{"type": "header", "schema": 1, "bench": "memcpy_bw",
-                 "columns": [["op", ""], ["size", "B"], ["bandwidth_MBps", "MB/s"]]}]
+    def plant_copy_probe(self, mbps, cores=None):
+        """The probe at best `mbps` one core; with `cores`, both processes
+        copying at best that (a run before the column: without)."""
+        cols = [["op", ""], ["size", "B"], ["bandwidth_MBps", "MB/s"]] + ([["cores_MBps", "MB/s"]] if cores else [])
+        recs = [{"type": "header", "schema": 1, "bench": "memcpy_bw", "columns": cols}]
         for i, (op, size, bw) in enumerate([("put", 65536, mbps), ("get", 65536, mbps / 2),
                                             ("put", 1 << 26, mbps / 4)]):
-            recs += [{"type": "point", "index": i, "label": "op=%s size=%d" % (op, size)},
-                     {"type": "row", "point": i, "op": op, "size": size, "bandwidth_MBps": bw, "valid": True}]
+            row = {"type": "row", "point": i, "op": op, "size": size, "bandwidth_MBps": bw, "valid": True}
+            if cores:
+                row["cores_MBps"] = cores * bw / mbps
+            recs += [{"type": "point", "index": i, "label": "op=%s size=%d" % (op, size)}, row]
         self.plant("limit", app_kernels.COPY_JOB, [recs + [{"type": "end", "status": "ok"}]])
 
     # the table SHIMMER_PROFILE=1 writes (src/core/prof.c): 10 s from init to
@@ -263,6 +267,21 @@ class AppsSections(unittest.TestCase):
         self.assertIn("`-m 64k,64M`: 8.00 GB/s", md)
         self.assertIn("| 75.0 % | 800 | alltoall 12.5 % |", md)             # MB per PE
         self.assertEqual(app_kernels.summary(run)[0]["verdict"], "BLOCKED")
+        # both processes copying at 12 GB/s: less than a core on each CPU
+        # (16 GB/s), the floor is unchanged
+        self.plant_copy_probe(8000.0, cores=12000.0)
+        (r,) = app_kernels.results(report.Run(self.dir))
+        self.assertAlmostEqual(r.reach.copy_s, 0.2)
+        # ... at 24 GB/s (each part in its core's cache): all 4 PEs' 8e8
+        # bytes at that rate, 0.133 s; reach 2.4 / 1.633 = 1.47x: BLOCKED
+        self.plant_copy_probe(8000.0, cores=24000.0)
+        run = report.Run(self.dir)
+        (r,) = app_kernels.results(run)
+        self.assertAlmostEqual(r.reach.copy_s, 4 * 8e8 / 24e9)
+        self.assertAlmostEqual(r.reach.speedup, 2.4 / (1.5 + 4 * 8e8 / 24e9))
+        self.assertEqual(r.verdict, "BLOCKED")
+        self.assertIn("`-m 64k,64M`: 8.00 GB/s one core, on each CPU; every core copying 24.0 GB/s",
+                      "\n".join(app_kernels.markdown(run, [])))
 
     def plant_heat2d_on_two_cpus(self):
         # 2 CPUs.  At 2 PEs heat2d is 67.5 % outside the library (8 s
