@@ -7,16 +7,16 @@ driven by two tables: METHODS (one line per method on the graphs, one column
 in the tables) and TARGETS (the issue's goals, judged at every size).
 
 Peak (each figure as % of it):
-  one node     the machine limit of the same pattern and size: memcpy_bw
-               (op=put or get: into or out of the other process's buffer);
-               for a bandwidth the copy limit with every core copying where
-               that is faster (Run.copy_limit: a target waiting in a barrier
-               may copy part of the data), for a latency one core's copy,
-               for a put completed by quiet or MPI_Win_flush the copy then a
-               full fence, for a ping-pong the longer of the cache-line
-               one-way time and the copy; the best repetition (a limit is the
-               best case).  A figure beyond it is a measurement fault and is
-               flagged.
+  one node     the copy limit of the same pattern and size, with every core
+               copying where that is faster: memcpy_bw (op=put or get: into
+               or out of the other process's buffer), the larger data rate of
+               one core's copy (for a latency: for a put completed by quiet
+               or MPI_Win_flush the copy then a full fence, for a ping-pong
+               the longer of the cache-line one-way time and the copy) and
+               both processes copying (cores_MBps: a target waiting in a
+               barrier or a wait_until may copy part of the data); the best
+               repetition (a limit is the best case).  A figure beyond it is
+               a measurement fault and is flagged.
   across hosts the best data rate any method reached over the link (bandwidth,
                or size / time for a latency): named with its method and size.
 Out of reach (one node): a size whose target asks for less time than the
@@ -148,10 +148,12 @@ class Placement:
         """Per (method, size) the limit as a data rate (MB/s), and what it is
         called; and what judges a size out of reach (reach): the limit, for a
         completed put the copy and its fence behind the program's two library
-        calls (called_us) where the run has it."""
+        calls (called_us) where the run has it; both where faster than both
+        processes copying (cores_MBps)."""
         self.limit, self.reach, self.called = {}, {}, False
         if self.id == "node":
-            bw = {op: dict(run.copy_limit_curve(op)) for op in ("put", "get")}
+            bw = {op: dict(run.limit_curve("memcpy_bw", "bandwidth_MBps", op=op)) for op in ("put", "get")}
+            cores = {op: dict(run.limit_curve("memcpy_bw", "cores_MBps", op=op)) for op in ("put", "get")}
             lat = {op: dict(run.limit_curve("memcpy_bw", "latency_us", op=op)) for op in ("put", "get")}
             # runs recorded before the probe had fenced_us: the copy alone
             fenced = dict(run.limit_curve("memcpy_bw", "fenced_us", op="put")) or lat["put"]
@@ -166,17 +168,18 @@ class Placement:
                     else:
                         t = floor.get(x) if m.pingpong else fenced.get(x) if m.completed else lat[m.op].get(x)
                         v = x / t if t else None
+                    both = cores[m.op].get(x) or 0.0    # runs before the probe had it: none
                     if v:
-                        self.limit[(m.id, x)] = self.reach[(m.id, x)] = v
+                        self.limit[(m.id, x)] = self.reach[(m.id, x)] = max(v, both)
                     if m.completed and self.called and called.get(x):
-                        self.reach[(m.id, x)] = x / called[x]
+                        self.reach[(m.id, x)] = max(x / called[x], both)
             self.peak_text = ("the copy limit of the same pattern and size, with every core copying where "
                               "that is faster (limits/memcpy_bw: into the other process's buffer for puts and "
-                              "messages, out of it for gets; a bandwidth's the larger of one core, "
-                              "`bandwidth_MBps`, and both processes copying, `cores_MBps`; a latency's one "
-                              "core's copy, for a put completed by quiet or MPI_Win_flush the copy then a full "
-                              "fence, for a ping-pong the longer of the copy and the cache-line one-way time), "
-                              "best repetition")
+                              "messages, out of it for gets; the larger data rate of one core, "
+                              "`bandwidth_MBps`, for a latency one core's copy, for a put completed by quiet "
+                              "or MPI_Win_flush the copy then a full fence, for a ping-pong the longer of the "
+                              "copy and the cache-line one-way time, and both processes copying, "
+                              "`cores_MBps`), best repetition")
             self.have_peak = bool(self.limit)
             return
         best, where = 0.0, None
@@ -383,8 +386,8 @@ def plots(run, pls, outdir, plt, finish):
                 ref = ms[0]
                 xs = [x for x in pl.sizes if (ref.id, x) in pl.limit]
                 ys = [pl.limit[(ref.id, x)] if shape == "bw" else x / pl.limit[(ref.id, x)] for x in xs]
-                label = ("copy limit (%s%s)" % (ref.op, ", every core where faster" if shape == "bw" else "")
-                         if pl.id == "node" else "best rate over the link")
+                label = ("copy limit (%s), every core where faster" % ref.op if pl.id == "node"
+                         else "best rate over the link")
                 ax.plot(xs, ys, "-", color="black", linewidth=1.2, label="peak: " + label)
             finish(ax, "Shimmer vs MPI, %s: %s vs size" % (SHORT[pl.id], "bandwidth" if shape == "bw" else "latency"),
                    ylabel)

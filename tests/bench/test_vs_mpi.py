@@ -10,9 +10,9 @@ hosts, and a quick run that must give no verdict at all; with the probe's
 called_us (the copy and its fence behind two library calls) a size the copy
 and its fence alone would allow is out of reach, and without it (older runs)
 the rule falls back to fenced_us.  With the probe's cores_MBps (both
-processes copying) a bandwidth's limit is the larger of it and the one-core
+processes copying) a limit is the larger data rate of it and the one-core
 figure: a flood above one core but within both is no fault, one above both
-still is.
+still is; a latency's limit rises where both copying are faster.
 
 VersusMpiRecorded: fixtures/vs_mpi/ is a real `bench/run --mpi` run (Shimmer
 and Open MPI on one node and on two namespace hosts, three repetitions, on
@@ -309,9 +309,14 @@ class VersusMpi(unittest.TestCase):
         # below SHARE both copying are slower (0.5x): one core is the limit
         self.assertAlmostEqual(node["put_flood"]["65536"]["pct_of_peak"], 0.9 / 1.01, places=6)
         self.assertFalse(any(c["fault"] for m in node.values() for c in m.values()))
-        # a latency's limit stays one core's copy
+        # a latency's limit too: at 1 MiB both copying, at 64 KiB one core
         t = (1 << 20) / memcpy_bw(1 << 20)
-        self.assertAlmostEqual(node["get_blocking"]["1048576"]["pct_of_peak"], 0.99 * t / (1.1 * t + 0.002),
+        self.assertAlmostEqual(node["get_blocking"]["1048576"]["pct_of_peak"],
+                               (1 << 20) / (1.1 * t + 0.002) / (1.1 * 1.01 * memcpy_bw(1 << 20)), places=6)
+        self.assertAlmostEqual(node["pp_signal"]["1048576"]["pct_of_peak"],
+                               (1 << 20) / (2 * t + 0.06) / (1.1 * 1.01 * memcpy_bw(1 << 20)), places=6)
+        t = 65536 / memcpy_bw(65536)
+        self.assertAlmostEqual(node["get_blocking"]["65536"]["pct_of_peak"], 0.99 * t / (1.1 * t + 0.002),
                                places=6)
         self.assertIn("with every core copying where that is faster", summary["vs_mpi"]["node"]["peak"])
         self.assertIn("None: every figure is within its limit.", md)
@@ -379,15 +384,16 @@ class VersusMpiRecorded(unittest.TestCase):
 
     def limit_rate(self, m, size):
         """The one-node peak of method m at size, straight from the probe's raw files."""
-        if m.shape == "bw":          # one core or both copying (runs with cores_MBps), the faster
-            return max(raw_values(self.dir, "limit", "memcpy_bw", "bandwidth_MBps", op=m.op, size=size) +
-                       raw_values(self.dir, "limit", "memcpy_bw", "cores_MBps", op=m.op, size=size))
+        # both processes copying, where faster (runs with cores_MBps)
+        both = max(raw_values(self.dir, "limit", "memcpy_bw", "cores_MBps", op=m.op, size=size), default=0.0)
+        if m.shape == "bw":
+            return max([both] + raw_values(self.dir, "limit", "memcpy_bw", "bandwidth_MBps", op=m.op, size=size))
         fenced = raw_values(self.dir, "limit", "memcpy_bw", "fenced_us", op=m.op, size=size)
         t = min(fenced if m.completed and fenced else
                 raw_values(self.dir, "limit", "memcpy_bw", "latency_us", op=m.op, size=size))
         if m.pingpong:
             t = max(t, min(raw_values(self.dir, "limit", "cacheline_pingpong", "latency_us", mode="flag")))
-        return size / t
+        return max(size / t, both)
 
     def test_cells_are_medians_and_percent_of_peak(self):
         _, vs, md = self.report()
