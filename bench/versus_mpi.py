@@ -14,9 +14,11 @@ Peak (each figure as % of it):
                or MPI_Win_flush the copy then a full fence, for a ping-pong
                the longer of the cache-line one-way time and the copy) and
                both processes copying (cores_MBps: a target waiting in a
-               barrier or a wait_until may copy part of the data); the best
-               repetition (a limit is the best case).  A figure beyond it is
-               a measurement fault and is flagged.
+               barrier or a wait_until may copy part of the data; for a
+               latency plus one cache-line one-way time, the least a copy
+               handed to another core and awaited back costs beyond its
+               part); the best repetition (a limit is the best case).  A
+               figure beyond it is a measurement fault and is flagged.
   across hosts the best data rate any method reached over the link (bandwidth,
                or size / time for a latency): named with its method and size.
 Out of reach (one node): a size whose target asks for less time than the
@@ -149,7 +151,8 @@ class Placement:
         called; and what judges a size out of reach (reach): the limit, for a
         completed put the copy and its fence behind the program's two library
         calls (called_us) where the run has it; both where faster than both
-        processes copying (cores_MBps)."""
+        processes copying (cores_MBps; a latency's plus a cache-line one-way
+        time, and only where the run has that)."""
         self.limit, self.reach, self.called = {}, {}, False
         if self.id == "node":
             bw = {op: dict(run.limit_curve("memcpy_bw", "bandwidth_MBps", op=op)) for op in ("put", "get")}
@@ -161,6 +164,11 @@ class Placement:
             called = dict(run.limit_curve("memcpy_bw", "called_us", op="put"))
             self.called = bool(called)
             floor = dict(run.pingpong_floor())
+            # a latency's copy shared with another core: the helper learns of
+            # its part and the caller of its end by a cache line each way, so
+            # at best the caller's part is two trips longer than the helper's
+            # and the copy takes the whole at both processes' rate plus a trip
+            cl = run.stat("limit", "cacheline_pingpong", "latency_us", mode="flag")
             for m in METHODS:
                 for x in self.sizes:
                     if m.shape == "bw":
@@ -169,6 +177,8 @@ class Placement:
                         t = floor.get(x) if m.pingpong else fenced.get(x) if m.completed else lat[m.op].get(x)
                         v = x / t if t else None
                     both = cores[m.op].get(x) or 0.0    # runs before the probe had it: none
+                    if both and m.shape == "lat":
+                        both = x / (x / both + cl.min) if cl else 0.0
                     if v:
                         self.limit[(m.id, x)] = self.reach[(m.id, x)] = max(v, both)
                     if m.completed and self.called and called.get(x):
@@ -179,7 +189,7 @@ class Placement:
                               "`bandwidth_MBps`, for a latency one core's copy, for a put completed by quiet "
                               "or MPI_Win_flush the copy then a full fence, for a ping-pong the longer of the "
                               "copy and the cache-line one-way time, and both processes copying, "
-                              "`cores_MBps`), best repetition")
+                              "`cores_MBps`, for a latency plus one cache-line one-way time), best repetition")
             self.have_peak = bool(self.limit)
             return
         best, where = 0.0, None
