@@ -24,6 +24,7 @@
 #include "core/prof.h"
 #include "core/remote.h"
 #include "core/rma_inline.h"
+#include "core/share.h"
 #include "core/stall.h"
 #include "core/watch.h"
 #include "core/team.h"
@@ -708,6 +709,10 @@ shr_status_t shr_init(int requested, int *provided_p, const char *routine)
     if (status != SHR_OK) {
         goto err_user_heap;
     }
+    status = shr_share_init(routine);
+    if (status != SHR_OK) {
+        goto err_user_heap;
+    }
     status = shr_team_init(routine);
     if (status != SHR_OK) {
         goto err_teams;
@@ -781,6 +786,7 @@ void shr_finalize(const char *routine)
     shr_watch_stop();
     /* nobody may touch our memory once we start releasing it */
     final_barrier();
+    shr_share_fini();
     shr_team_fini();
     shr_remote_fini();
     shr_g.check_gate = 1;

@@ -15,6 +15,7 @@
 #include "core/remote.h"
 #include "core/remote_inline.h"
 #include "core/rma_inline.h"
+#include "core/share.h"
 
 /* Four 16-byte moves a block; the loads of block k+1 are issued before the
  * stores of block k, so a load never follows a store just issued to the same
@@ -152,7 +153,7 @@ __attribute__((target("avx512f"))) static void shr_copy_wide(char *d, const char
 }
 #endif
 
-void shr_copy_window(void *dest, const void *src, size_t len)
+void shr_copy_alone(void *dest, const void *src, size_t len)
 {
 #if defined(__x86_64__)
     if (len <= copy_wide_max) {
@@ -177,6 +178,14 @@ void shr_copy_window(void *dest, const void *src, size_t len)
     }
 #endif
     shr_memcpy_call(dest, src, len);
+}
+
+void shr_copy_window(void *dest, const void *src, size_t len)
+{
+    if (len >= shr_share_min && shr_share_copy(dest, src, len)) {
+        return;
+    }
+    shr_copy_alone(dest, src, len);
 }
 SHR_PLUGIN_EXPORT(copy_window);
 

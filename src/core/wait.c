@@ -6,6 +6,7 @@
 
 #include "core/env.h"
 #include "core/remote.h"
+#include "core/share.h"
 #include "core/stall.h"
 #include "core/wait_inline.h"
 #include "util/log.h"
@@ -204,6 +205,25 @@ static void plain_round(shr_waiter_t *waiter, bool spin)
     if (SHR_UNLIKELY(shr_config.debug) && (round & (spin ? 4095u : 15u)) == 0) {
         tick(waiter);
     }
+}
+
+void shr_waiter_stop(shr_waiter_t *waiter)
+{
+    bool sharing = shr_share_posted != NULL;
+
+    if (sharing) {
+        shr_share_poll(waiter); /* may start the spin phase again */
+    }
+    if (waiter->spins < shr_g.wait_spin) {
+        unsigned left = shr_g.wait_spin - waiter->spins;
+
+        waiter->spin_stop = waiter->spins + (sharing && left > SHR_WAIT_SPIN_STEP
+                                                 ? SHR_WAIT_SPIN_STEP : left);
+        waiter->spins++;
+        shr_cpu_relax();
+        return;
+    }
+    shr_waiter_yield(waiter);
 }
 
 void shr_waiter_yield(shr_waiter_t *waiter)

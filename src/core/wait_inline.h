@@ -19,7 +19,8 @@
  *            that must drive a remote transport, nap.
  *   spin     pause forever;  yield: yield forever, never nap.
  * Waits also drive the remote transport when some peer needs software
- * progress.  A wait satisfied at once never gets here: callers test first.
+ * progress, and copy chunks of this node's shared copies (share.h).  A
+ * wait satisfied at once never gets here: callers test first.
  */
 #ifndef SHR_WAIT_INLINE_H
 #define SHR_WAIT_INLINE_H
@@ -31,10 +32,13 @@
 
 typedef struct shr_waiter {
     unsigned spins;
+    unsigned spin_stop;         /* where the inline spin phase next leaves for
+                                   shr_waiter_stop (SHR_WAIT_SPIN_STEP) */
     unsigned yields;            /* rounds past the spin phase (yields and naps) */
     bool sleeping;              /* waited long enough to nap between polls */
     bool napped;                /* has napped: stays set when traffic ends a nap */
     bool seen;                  /* monitor: `last` holds the word as last seen */
+    uint32_t share_seen;        /* shared copies published when last looked (share.h) */
     unsigned char size;         /* bytes of the watched word: 2, 4 or 8 */
     const void *addr;           /* the one word of local memory this wait
                                    watches (monitor mode), or NULL */
@@ -47,24 +51,35 @@ typedef struct shr_waiter {
 /* A wait on something other than one word (no monitor), and a wait on the
  * `_size`-byte word at `_addr` (local memory, naturally aligned). */
 #define SHR_WAITER_ON(_what, _addr, _size) \
-    {.size = (unsigned char)(_size), .addr = (_addr), .what = (_what)}
+    {.spin_stop = SHR_WAIT_SPIN_STEP, .size = (unsigned char)(_size), .addr = (_addr), \
+     .what = (_what)}
 #define SHR_WAITER_INIT(_what) SHR_WAITER_ON(_what, NULL, 0)
 
-/* Out of line: the wait mode, progress, debug-mode hang report. */
+/* The spin phase leaves its inline loop every this many polls for
+ * shr_waiter_stop, which looks for this node's shared copies to help with
+ * (core/share.h), or, where there are none to look for, sets the next stop
+ * at the phase's end.  The inline loop is then the same few instructions
+ * with sharing or without: a load and a compare more in it made the 8 B
+ * put + flag ping-pong ~8 ns slower on Zen 5; a stop every 8th poll cost
+ * the 128 KiB put flood a tenth of its gain (docs/shared-copy.md). */
+#define SHR_WAIT_SPIN_STEP 4u
+
+/* Out of line: the spin phase's stops, the wait mode, progress, debug-mode
+ * hang report. */
+void shr_waiter_stop(shr_waiter_t *waiter);
 SHR_COLD void shr_waiter_yield(shr_waiter_t *waiter);
 void shr_progress(void);
-
 static SHR_ALWAYS_INLINE void shr_waiter_pause(shr_waiter_t *waiter)
 {
     if (SHR_UNLIKELY(shr_g.needs_progress)) {
         shr_progress();
     }
-    if (SHR_LIKELY(waiter->spins < shr_g.wait_spin)) {
+    if (SHR_LIKELY(waiter->spins < waiter->spin_stop)) {
         waiter->spins++;
         shr_cpu_relax();
         return;
     }
-    shr_waiter_yield(waiter);
+    shr_waiter_stop(waiter);
 }
 
 /* Waits until the 64-bit word at `addr` (local memory) is >= `value`. */
