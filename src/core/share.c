@@ -20,6 +20,12 @@
  * where the cores are far. */
 #define SHARE_CHUNK ((size_t)64 << 10)
 #define SHARE_MAX_CHUNKS 0xffffu
+/* A helper claims half of the free chunks at once, rounded up (the caller
+ * is inside one more): one claim a helper rather than one a chunk, each
+ * a cache line crossing between the cores (1 MiB put flood 179 -> 195
+ * GB/s).  At most this many (512 KiB, a few us), so that a helper is
+ * back at its own wait soon: the wait tests its word between claims. */
+#define SHARE_CLAIM_MAX 8u
 
 /* claim: gen << 32 | front << 16 | back.  Chunks [front, back) are free;
  * the caller takes the front one, helpers the back one, each by a
@@ -276,8 +282,9 @@ static void publish_and_copy(share_slot_t *slot, void *dest, const void *src, si
     n_got_help += helped;
 }
 
-/* Copies chunks of `pe`'s published copy while any are free; true when it
- * copied one. */
+/* Copies one claim's worth of `pe`'s published copy, if any chunk is
+ * free: half of the free chunks, rounded up (the caller is inside one
+ * more), at most SHARE_CLAIM_MAX; true when it copied. */
 static bool help(int pe)
 {
     share_slot_t *slot = slot_of(pe);
@@ -306,26 +313,22 @@ static bool help(int pe)
         return false; /* a pair this PE does not map (SHIMMER_REMOTE_PES) */
     }
     uint32_t gen = CLAIM_GEN(c);
-    bool helped = false;
-    while (CLAIM_GEN(c) == gen && CLAIM_FRONT(c) < CLAIM_BACK(c)) {
-        /* half of what is free, rounded up (the caller is inside one
-         * more), at once: one claim a helper instead of one a chunk, each
-         * a cache line crossing between the cores (1 MiB put flood 179 ->
-         * 195 GB/s) */
-        unsigned take = (CLAIM_BACK(c) - CLAIM_FRONT(c) + 1) / 2;
-        if (!__atomic_compare_exchange_n(&slot->claim, &c, c - take, false, __ATOMIC_ACQUIRE,
-                                         __ATOMIC_ACQUIRE)) {
-            continue;
+    unsigned take;
+    do {
+        if (CLAIM_GEN(c) != gen || CLAIM_FRONT(c) >= CLAIM_BACK(c)) {
+            return false;
         }
-        c -= take;
-        for (unsigned i = 0; i < take; i++) {
-            copy_chunk(dst, src, to.off, len, chunk, CLAIM_BACK(c) + i);
-        }
-        __atomic_fetch_add(&slot->done, take, __ATOMIC_RELEASE);
-        __atomic_fetch_add(&n_gave_help, take, __ATOMIC_RELAXED);
-        helped = true;
+        take = (CLAIM_BACK(c) - CLAIM_FRONT(c) + 1) / 2;
+        take = take < SHARE_CLAIM_MAX ? take : SHARE_CLAIM_MAX;
+    } while (!__atomic_compare_exchange_n(&slot->claim, &c, c - take, false, __ATOMIC_ACQUIRE,
+                                          __ATOMIC_ACQUIRE));
+    c -= take;
+    for (unsigned i = 0; i < take; i++) {
+        copy_chunk(dst, src, to.off, len, chunk, CLAIM_BACK(c) + i);
     }
-    return helped;
+    __atomic_fetch_add(&slot->done, take, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&n_gave_help, take, __ATOMIC_RELAXED);
+    return true;
 }
 
 void shr_share_poll(shr_waiter_t *waiter)
@@ -338,16 +341,17 @@ void shr_share_poll(shr_waiter_t *waiter)
     if (seen == waiter->share_seen) {
         return;
     }
-    waiter->share_seen = seen;
-    bool helped = false;
     for (int i = 0; i < shr_g.n_local; i++) {
-        helped |= help(shr_g.local_pes[i]);
+        if (help(shr_g.local_pes[i])) {
+            /* one claim a stop, so that the wait tests its own word in
+             * between; `share_seen` stays behind, so that the next stop
+             * looks again.  Poll closely while the copies go on, as after
+             * a remote peer's traffic (wait.c). */
+            waiter->spins = 0;
+            waiter->sleeping = false;
+            waiter->since_ns = 0;
+            return;
+        }
     }
-    if (helped) {
-        /* poll closely while the copies go on, as after a remote peer's
-         * traffic (wait.c) */
-        waiter->spins = 0;
-        waiter->sleeping = false;
-        waiter->since_ns = 0;
-    }
+    waiter->share_seen = seen; /* nothing left to take */
 }

@@ -44,9 +44,10 @@ bool shr_share_copy(void *dest, const void *src, size_t len);
 extern const uint64_t *shr_share_posted;
 
 /* From a wait (wait.c, at each stop of the spin phase and each round
- * after it): copies chunks of any copy of this node published since the
- * wait last looked; restarts the waiter's spin phase when it helped (a
- * flood keeps its helpers close). */
+ * after it): makes one claim on a copy of this node published since the
+ * wait last looked and copies its chunks; restarts the waiter's spin phase
+ * when it helped (a flood keeps its helpers close), and then looks again
+ * at the next stop. */
 void shr_share_poll(struct shr_waiter *waiter);
 
 #endif
