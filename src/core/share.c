@@ -188,14 +188,18 @@ static char *address_of(share_loc_t loc)
 
 /* Where chunk i of a copy of len bytes to `dst_off` (its offset in its
  * segment: a line boundary there is one in every PE's mapping) starts;
- * len for the chunk after the last. */
+ * len for the chunk after the last.  A last chunk shorter than
+ * shr_copy_window's shortest copy joins the one before (empty chunks are
+ * skipped): shr_copy_alone's 64-byte moves would store past a chunk of
+ * fewer than 128 bytes, which from 64 MiB on (1025 chunks) a length just
+ * past a multiple of 64 KiB leaves. */
 static uint64_t chunk_start(uint64_t dst_off, uint64_t len, uint64_t chunk, unsigned i)
 {
     if (i == 0) {
         return 0;
     }
     uint64_t at = ((dst_off + (uint64_t)i * chunk + 63) & ~(uint64_t)63) - dst_off;
-    return at < len ? at : len;
+    return at < len && len - at >= SHR_COPY_SKEW_MIN_LEN ? at : len;
 }
 
 static void copy_chunk(char *dst, const char *src, uint64_t dst_off, uint64_t len,
