@@ -69,28 +69,37 @@ static int busy;                     /* a thread of this PE is sharing a copy */
  * its peers copied, chunks it copied for any PE */
 static uint64_t n_published, n_got_help, n_gave_help, n_suspended;
 
-/* A helper that took a chunk and lost its CPU to another program holds
- * the caller up for the rest of the scheduler's slice, milliseconds, and
- * its chunk cannot be taken back (docs/shared-copy.md).  So a wait for a
- * helper's chunk that lasts SHARE_STALL_SPINS polls (~100 us against ~1 us
- * for a chunk) suspends sharing on this PE for SHARE_SUSPEND_NS: at most
- * one stall (a few ms) per suspension. */
+/* A helper that took a chunk and lost its CPU (to another program, or in
+ * a VM to the host) holds the caller up until it runs again, milliseconds,
+ * and its chunk cannot be taken back (docs/shared-copy.md).  So a wait for
+ * a helper's chunk that lasts SHARE_STALL_SPINS polls (~100 us against
+ * ~1 us for a chunk) suspends sharing on this PE, for 1 ms, doubling with
+ * each stall up to 1 s, back to 1 ms after SHARE_CALM_COPIES copies helped
+ * without one: a stall now and then (a few ms) costs less than forgoing
+ * sharing for long (100 ms after each stall left most launches of a 1 MiB
+ * flood without it), and a helper that keeps stalling is left alone. */
 #define SHARE_STALL_SPINS 4096u
-#define SHARE_SUSPEND_NS 100000000ull /* 100 ms */
+#define SHARE_SUSPEND_MIN_NS 1000000ull    /* 1 ms */
+#define SHARE_SUSPEND_MAX_NS 1000000000ull /* 1 s */
+#define SHARE_CALM_COPIES 64u
 static int is_suspended;
 static uint64_t resume_ns;
+static uint64_t suspend_ns = SHARE_SUSPEND_MIN_NS; /* the next suspension's; under `busy` */
+static unsigned calm;                              /* helped copies since the last stall */
 
-static uint64_t coarse_ns(void)
+static uint64_t now_ns(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_COARSE, &ts);
+    clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static void suspend(void)
 {
-    __atomic_store_n(&resume_ns, coarse_ns() + SHARE_SUSPEND_NS, __ATOMIC_RELAXED);
+    __atomic_store_n(&resume_ns, now_ns() + suspend_ns, __ATOMIC_RELAXED);
     __atomic_store_n(&is_suspended, 1, __ATOMIC_RELEASE);
+    suspend_ns = suspend_ns * 2 < SHARE_SUSPEND_MAX_NS ? suspend_ns * 2 : SHARE_SUSPEND_MAX_NS;
+    calm = 0;
     n_suspended++; /* under `busy` */
 }
 
@@ -99,7 +108,7 @@ static bool suspended(void)
     if (SHR_LIKELY(!__atomic_load_n(&is_suspended, __ATOMIC_ACQUIRE))) {
         return false;
     }
-    if (coarse_ns() < __atomic_load_n(&resume_ns, __ATOMIC_RELAXED)) {
+    if (now_ns() < __atomic_load_n(&resume_ns, __ATOMIC_RELAXED)) {
         return true;
     }
     __atomic_store_n(&is_suspended, 0, __ATOMIC_RELAXED);
@@ -153,6 +162,8 @@ void shr_share_fini(void)
     }
     n_published = n_got_help = n_gave_help = n_suspended = 0;
     is_suspended = 0;
+    suspend_ns = SHARE_SUSPEND_MIN_NS;
+    calm = 0;
     shr_share_posted = NULL;
     shr_share_min = SIZE_MAX;
     my_slot = NULL;
@@ -281,6 +292,9 @@ static void publish_and_copy(share_slot_t *slot, void *dest, const void *src, si
             }
             sched_yield();
         }
+    }
+    if (helped != 0 && ++calm == SHARE_CALM_COPIES) {
+        suspend_ns = SHARE_SUSPEND_MIN_NS;
     }
     n_published++; /* under `busy` */
     n_got_help += helped;
