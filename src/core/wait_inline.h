@@ -50,9 +50,9 @@ typedef struct shr_waiter {
 
 /* A wait on something other than one word (no monitor), and a wait on the
  * `_size`-byte word at `_addr` (local memory, naturally aligned). */
-#define SHR_WAITER_ON(_what, _addr, _size) \
-    {.spin_stop = SHR_WAIT_SPIN_STEP, .size = (unsigned char)(_size), .addr = (_addr), \
-     .what = (_what)}
+#define SHR_WAITER_ON(_what, _addr, _size)                                                \
+    {.spin_stop = shr_g.wait_spin < SHR_WAIT_SPIN_STEP ? shr_g.wait_spin : SHR_WAIT_SPIN_STEP, \
+     .size = (unsigned char)(_size), .addr = (_addr), .what = (_what)}
 #define SHR_WAITER_INIT(_what) SHR_WAITER_ON(_what, NULL, 0)
 
 /* The spin phase leaves its inline loop every this many polls for
