@@ -72,13 +72,16 @@ static uint64_t n_published, n_got_help, n_gave_help, n_suspended;
 /* A helper that took a chunk and lost its CPU (to another program, or in
  * a VM to the host) holds the caller up until it runs again, milliseconds,
  * and its chunk cannot be taken back (docs/shared-copy.md).  So a wait for
- * a helper's chunk that lasts SHARE_STALL_SPINS polls (~100 us against
- * ~1 us for a chunk) suspends sharing on this PE, for 1 ms, doubling with
+ * helpers' chunks that lasts SHARE_STALL_NS (a claim of 512 KiB takes a
+ * few us at tens of GB/s; a time, not a count of pauses, whose length
+ * differs tenfold between CPUs) suspends sharing on this PE, for 1 ms,
+ * doubling with
  * each stall up to 1 s, back to 1 ms after SHARE_CALM_COPIES copies helped
  * without one: a stall now and then (a few ms) costs less than forgoing
  * sharing for long (100 ms after each stall left most launches of a 1 MiB
  * flood without it), and a helper that keeps stalling is left alone. */
-#define SHARE_STALL_SPINS 4096u
+#define SHARE_STALL_NS 200000ull           /* 200 us */
+#define SHARE_STALL_CHECK 256u             /* polls between looks at the clock */
 #define SHARE_SUSPEND_MIN_NS 1000000ull    /* 1 ms */
 #define SHARE_SUSPEND_MAX_NS 1000000000ull /* 1 s */
 #define SHARE_CALM_COPIES 64u
@@ -283,14 +286,18 @@ static void publish_and_copy(share_slot_t *slot, void *dest, const void *src, si
     /* the chunks helpers took are being copied now: a short wait, unless a
      * helper lost its CPU */
     uint64_t helped = n - mine;
-    for (unsigned spins = 0; __atomic_load_n(&slot->done, __ATOMIC_ACQUIRE) < helped; spins++) {
-        if (spins < SHARE_STALL_SPINS) {
-            shr_cpu_relax();
-        } else {
-            if (spins == SHARE_STALL_SPINS) {
-                suspend();
-            }
+    uint64_t since = 0;
+    bool stalled = false;
+    for (unsigned spins = 1; __atomic_load_n(&slot->done, __ATOMIC_ACQUIRE) < helped; spins++) {
+        if (stalled) {
             sched_yield();
+        } else if (spins % SHARE_STALL_CHECK != 0) {
+            shr_cpu_relax();
+        } else if (since == 0) {
+            since = now_ns();
+        } else if (now_ns() - since > SHARE_STALL_NS) {
+            stalled = true;
+            suspend();
         }
     }
     if (helped != 0 && ++calm == SHARE_CALM_COPIES) {
