@@ -82,6 +82,18 @@ static uint64_t node_identity(uint64_t *machine_p)
                  boot_id);
 }
 
+void *shr_internal_record(const char *routine, size_t size, const char *what)
+{
+    size_t offset;
+
+    if (shr_heap_alloc(&shr_g.internal_heap, size, SHR_CACHE_LINE, &offset) != SHR_OK) {
+        shr_error("%s: out of internal heap for %s; raise SHIMMER_INTERNAL_HEAP_SIZE", routine,
+                  what);
+        return NULL;
+    }
+    return shr_internal_addr(offset);
+}
+
 static size_t page_round(size_t bytes)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE);

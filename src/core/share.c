@@ -132,15 +132,10 @@ shr_status_t shr_share_init(const char *routine)
     shr_share_min = shr_config.copy_share == 0 ? SIZE_MAX : shr_config.copy_share;
     /* allocated whatever this PE decides, so that every PE's slot has the
      * same offset */
-    size_t offset;
-    shr_status_t status = shr_heap_alloc(&shr_g.internal_heap, sizeof(share_slot_t),
-                                         SHR_CACHE_LINE, &offset);
-    if (status != SHR_OK) {
-        shr_error("%s: out of internal heap for the shared copies' slot; raise "
-                  "SHIMMER_INTERNAL_HEAP_SIZE", routine);
-        return status;
+    share_slot_t *slot = shr_internal_record(routine, sizeof(*slot), "the shared copies' slot");
+    if (slot == NULL) {
+        return SHR_ERR_NO_MEMORY;
     }
-    share_slot_t *slot = shr_internal_addr(offset);
     memset(slot, 0, sizeof(*slot));
     slot_off = (uintptr_t)slot - shr_g.seg[SHR_SEG_HEAP].base;
     my_gen = 0;

@@ -63,16 +63,11 @@ static void stall_state_free(void)
 
 shr_status_t shr_stall_init(const char *routine)
 {
-    size_t offset;
-    shr_status_t status = shr_heap_alloc(&shr_g.internal_heap, sizeof(shr_stall_rec_t),
-                                         SHR_CACHE_LINE, &offset);
+    shr_stall_rec_t *rec = shr_internal_record(routine, sizeof(*rec), "the end-of-job watch");
 
-    if (status != SHR_OK) {
-        shr_error("%s: out of internal heap for the end-of-job watch; raise "
-                  "SHIMMER_INTERNAL_HEAP_SIZE", routine);
-        return status;
+    if (rec == NULL) {
+        return SHR_ERR_NO_MEMORY;
     }
-    shr_stall_rec_t *rec = shr_internal_addr(offset);
     rec->word[STALL_NAPS] = 0;
     rec->word[STALL_NAP_WAITS] = 0;
     rec->word[STALL_END] = shr_g.thread_level == SHMEM_THREAD_MULTIPLE ? SHR_STALL_THREADED : 0;

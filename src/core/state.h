@@ -164,6 +164,12 @@ static inline void *shr_internal_addr(size_t offset)
     return (void *)(shr_g.internal_heap_base + offset);
 }
 
+/* A record of `size` bytes on its own cache line of the internal heap, at
+ * the same offset on every PE that allocates the same records in the same
+ * order (init); NULL after an error line that names `routine` and `what`
+ * the record is for.  core/init.c. */
+void *shr_internal_record(const char *routine, size_t size, const char *what);
+
 /* Which segment holds [addr, addr+len), or -1.  For checks and transports. */
 static inline int shr_seg_find(const void *addr, size_t len)
 {

@@ -69,6 +69,7 @@ typedef struct shr_waiter {
 void shr_waiter_stop(shr_waiter_t *waiter);
 SHR_COLD void shr_waiter_yield(shr_waiter_t *waiter);
 void shr_progress(void);
+
 static SHR_ALWAYS_INLINE void shr_waiter_pause(shr_waiter_t *waiter)
 {
     if (SHR_UNLIKELY(shr_g.needs_progress)) {
