@@ -17,13 +17,14 @@
  * GB/s), the caller's one compare-and-swap a chunk and the copy's start
  * costing more than the finer balance gains.  Equal: 160 KiB as 64 + 64 +
  * 32 left the helper the short chunk, and was slower shared than alone
- * where the cores are far. */
+ * where the cores are far.  Figures: docs/shared-copy.md, measured as its
+ * "How it was measured" says. */
 #define SHARE_CHUNK ((size_t)64 << 10)
 #define SHARE_MAX_CHUNKS 0xffffu
 /* A helper claims half of the free chunks at once, rounded up (the caller
  * is inside one more): one claim a helper rather than one a chunk, each
  * a cache line crossing between the cores (1 MiB put flood 179 -> 195
- * GB/s).  At most this many (512 KiB, a few us), so that a helper is
+ * GB/s, docs/shared-copy.md).  At most this many (512 KiB, a few us), so that a helper is
  * back at its own wait soon: the wait tests its word between claims. */
 #define SHARE_CLAIM_MAX 8u
 
