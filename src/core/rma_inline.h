@@ -106,8 +106,9 @@ void shr_copy_skewed(void *dest, const void *src, size_t len);
  * 1 MiB through shr_copy_skewed, the rest through memcpy.  Interior bytes may be stored
  * twice, as memcpy's are.  Thread-safe; core/rma.c. */
 void shr_copy_window(void *dest, const void *src, size_t len) SHR_PLUGIN_IMPORT(copy_window);
-/* shr_copy_window's copy on this core alone, never shared: each chunk of
- * a shared copy (core/share.h) goes through it. */
+/* shr_copy_window's copy on this core alone, never shared, for the same
+ * lengths (from 2 KiB: its 64-byte moves would store past a shorter
+ * copy): each chunk of a shared copy (core/share.h) goes through it. */
 void shr_copy_alone(void *dest, const void *src, size_t len);
 
 /* Chooses the copies of shr_copy_window and shr_copy_once (through
