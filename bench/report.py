@@ -190,9 +190,7 @@ class Run:
 
     def copy_limit_curve(self, op):
         """[(size, copy limit)] of a bandwidth (copy_limit), every size."""
-        one = dict(self.limit_curve("memcpy_bw", "bandwidth_MBps", op=op))
-        both = dict(self.limit_curve("memcpy_bw", "cores_MBps", op=op))
-        return [(x, max(v, both.get(x, v))) for x, v in sorted(one.items())]
+        return [(x, self.copy_limit(op, x)[0].max) for x, _ in self.limit_curve("memcpy_bw", "bandwidth_MBps", op=op)]
 
     def pingpong_floor(self):
         """[(size, floor)] of a data ping-pong's one-way time: the cache line
