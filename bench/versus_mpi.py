@@ -150,12 +150,13 @@ class Placement:
         """Per (method, size) the limit as a data rate (MB/s), and what it is
         called; and what judges a size out of reach (reach): the limit, for a
         completed put the copy and its fence behind the program's two library
-        calls (called_us) where the run has it; both where faster than both
-        processes copying (cores_MBps; a latency's plus a cache-line one-way
-        time, and only where the run has that)."""
+        calls (called_us) where the run has it; a flood's is the copy limit
+        (Run.copy_limit), a latency's also both processes copying where that
+        is faster (cores_MBps plus a cache-line one-way time, and only where
+        the run has that)."""
         self.limit, self.reach, self.called = {}, {}, False
         if self.id == "node":
-            bw = {op: dict(run.limit_curve("memcpy_bw", "bandwidth_MBps", op=op)) for op in ("put", "get")}
+            bw = {op: dict(run.copy_limit_curve(op)) for op in ("put", "get")}   # a flood's
             cores = {op: dict(run.limit_curve("memcpy_bw", "cores_MBps", op=op)) for op in ("put", "get")}
             lat = {op: dict(run.limit_curve("memcpy_bw", "latency_us", op=op)) for op in ("put", "get")}
             # runs recorded before the probe had fenced_us: the copy alone
@@ -172,13 +173,12 @@ class Placement:
             for m in METHODS:
                 for x in self.sizes:
                     if m.shape == "bw":
-                        v = bw[m.op].get(x)
+                        v, both = bw[m.op].get(x), 0.0
                     else:
                         t = floor.get(x) if m.pingpong else fenced.get(x) if m.completed else lat[m.op].get(x)
                         v = x / t if t else None
-                    both = cores[m.op].get(x) or 0.0    # runs before the probe had it: none
-                    if both and m.shape == "lat":
-                        both = x / (x / both + cl.min) if cl else 0.0
+                        both = cores[m.op].get(x)    # runs before the probe had it: none
+                        both = x / (x / both + cl.min) if both and cl else 0.0
                     if v:
                         self.limit[(m.id, x)] = self.reach[(m.id, x)] = max(v, both)
                     if m.completed and self.called and called.get(x):
