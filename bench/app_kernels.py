@@ -415,6 +415,7 @@ def markdown(run, plot_files):
                                            " Blocked (below): %d." % blocked if blocked else ""), ""]
     missed = [r for r in judged if r.verdict.startswith(("MISSED", "BLOCKED"))]
     if missed:
+        one, every = copy_bandwidth(run)
         L += ["Missed, with where Shimmer's time went in its profiled run at the same placement "
               "(below) and, on one node, the reach: the largest speed-up over the peer any library "
               "could give, from this run: the peer's time over the kernel's floor, its time outside "
@@ -427,7 +428,7 @@ def markdown(run, plot_files):
               "spread over the CPUs, plus the CPU hand-offs the synchronisations force (per barrier, "
               "reduction, collect or alltoall: PEs per CPU - 1, at the hand-off probe's %s). "
               "BLOCKED: the reach is below the target." % (
-                  " ".join(COPY_ARGS), human_bw(copy_bandwidth(run)[0]), human_bw(copy_bandwidth(run)[1]),
+                  " ".join(COPY_ARGS), human_bw(one), human_bw(every),
                   "%s µs" % fmt(handoff_s(run) * 1e6) if handoff_s(run) else "not measured"), ""]
         for r in missed:
             L.append("- %s, %s: %s× (Shimmer %s s, peer %s s)%s%s" % (
