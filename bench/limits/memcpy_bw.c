@@ -362,16 +362,14 @@ static double best_copies(char *dst, const char *src, size_t size, long iters, l
     return t;
 }
 
-/* Whether a copy of kind `how` can copy a part of `size` bytes (a
- * kind's loop may serve a part below the sizes it is the fastest at). */
+/* Whether a copy of kind `how` can copy a part of `size` bytes: as
+ * copy_applies, but the loops of pieces and movsb (the fastest only above
+ * PIECE) serve a smaller part too (movsb from 64 bytes). */
 static bool part_copies(int how, size_t size)
 {
-    switch (how) {
-    case COPY_WORD: return copy_applies(how, size);
-    case COPY_VEC64: return size >= 64 && has_vec64();
-    case COPY_MOVSB: return size >= 64 && has_movsb();
-    default: return true;
-    }
+    if (how == COPY_MOVSB)
+        return size >= 64 && has_movsb();
+    return how == COPY_PIECES || copy_applies(how, size);
 }
 
 /* Whether both sides copying time kind `how` with their parts cut at
