@@ -199,9 +199,9 @@ class Reach:
     library moved for it: all PEs' bytes at the machine's best copy rate,
     one core's bandwidth on each CPU (PEs beyond the CPUs share them) or,
     where faster, every core copying (a PE that waits may copy part of
-    another's put, as Shimmer's shared copies do).  Every other part of the library's time, waiting
-    for slower PEs included, counts as removable, so the floor is low and
-    the reach generous.  With more PEs than CPUs, PEs that share a CPU
+    another's put, as Shimmer's shared copies do).  Every other part of
+    the library's time, waiting for slower PEs included, counts as
+    removable, so the floor is low and the reach generous.  With more PEs than CPUs, PEs that share a CPU
     compute in turn, so the floor is also at least the kernel's computation
     measured where each PE had a CPU (`work`: its outside time times its
     PEs, in CPU-seconds, the same problem) spread over the CPUs, unless
